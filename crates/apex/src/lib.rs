@@ -1,1 +1,13 @@
-//! placeholder
+//! The Partita partition runtime (APEX) for Linux.
+//!
+//! A partition links this library (as `libpartita_apex.a` for C, with `include/ARINC653.h`,
+//! or as a Rust crate). The OS-independent scheduling core is [`partita_apex_core`]; this
+//! crate adds the Linux glue ([`runtime`]), a safe Rust API ([`api`]), the C binding
+//! ([`ffi`]) and the C type mirrors ([`types`]).
+
+pub mod api;
+pub mod ffi;
+pub mod runtime;
+pub mod types;
+
+pub use partita_apex_core as core;

@@ -1,1 +1,399 @@
-fn main() {}
+//! `partita`: check, compile and run ARINC 653 modules on Linux.
+//!
+//! Exit codes (also in `partita --help` and the README):
+//! - 0: success
+//! - 1: the configuration has errors (diagnostics printed)
+//! - 2: bad command line
+//! - 3: a file could not be read or written, or a plan file is corrupt
+//! - 4: the module could not be run (backend unavailable, system error)
+//! - 5: the module ran, but a partition could not be started or something was left behind
+//! - 6: the module ran with window overruns and `--fail-on-overrun` was given
+
+mod cc;
+mod embedded;
+
+use clap::{Parser, Subcommand};
+use partita_manager::{BackendChoice, ModulePlan, RunOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 configuration errors; 2 bad command line; \
+3 unreadable/unwritable file or corrupt plan; 4 module could not be run; 5 a partition could \
+not start or something was left behind; 6 overruns with --fail-on-overrun.";
+
+#[derive(Parser)]
+#[command(name = "partita", version, about = "ARINC 653 partitioning on Linux", after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check a module configuration: a one-screen summary, or every diagnostic.
+    Check {
+        /// The ARINC 653 XML module file.
+        file: PathBuf,
+        /// Do not check that partition executables exist.
+        #[arg(long)]
+        no_executables: bool,
+    },
+    /// Compile a module configuration into a plan file.
+    Compile {
+        /// The ARINC 653 XML module file.
+        file: PathBuf,
+        /// Output plan file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Run a module (XML or compiled plan); without a file, the embedded example module.
+    Run {
+        /// Module XML or plan file.
+        file: Option<PathBuf>,
+        /// Stop after this long (e.g. 5s, 500ms, 2m); default: until SIGINT/SIGTERM.
+        #[arg(long, value_parser = parse_duration)]
+        duration: Option<Duration>,
+        /// Partition-switch backend: auto, signals, freezer, freezer-v1, freezer-v2.
+        #[arg(long)]
+        backend: Option<BackendChoice>,
+        /// Keep one log file per partition (and module.log) here.
+        #[arg(long)]
+        log_dir: Option<PathBuf>,
+        /// Write the run report as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Do not echo partition output on stdout.
+        #[arg(long)]
+        quiet: bool,
+        /// Run partitions without their own namespaces.
+        #[arg(long)]
+        no_namespaces: bool,
+        /// Do not use real-time priorities.
+        #[arg(long)]
+        no_realtime: bool,
+        /// Exit with code 6 when a window overrun exceeded the tolerance.
+        #[arg(long)]
+        fail_on_overrun: bool,
+        /// Overrun tolerance (default 100us).
+        #[arg(long, value_parser = parse_duration)]
+        overrun_tolerance: Option<Duration>,
+    },
+    /// Compile and link a C partition against the APEX runtime (arguments go to the C
+    /// compiler), e.g. `partita cc part.c -o part`.
+    Cc {
+        /// Print the compile and link flags instead of compiling.
+        #[arg(long)]
+        print_flags: bool,
+        /// Print a pkg-config file for the runtime instead of compiling.
+        #[arg(long)]
+        pkg_config: bool,
+        /// Arguments for the C compiler.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// List the configuration validation rules.
+    Rules,
+    /// Benchmarks (figures, not tests): `partita bench switch`.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Partition-switch figures of every backend against the bare kernel mechanism (root;
+    /// about 4 minutes, `--quick` about 30 s).
+    Switch {
+        /// Short run: 1,000 windows per configuration instead of 10,000.
+        #[arg(long)]
+        quick: bool,
+        /// Write the JSON figures here (default: bench-results/switch-<timestamp>.json).
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
+        #[arg(long, value_delimiter = ',', value_parser = partita_bench::parse_backend)]
+        backends: Option<Vec<partita_bench::Mechanism>>,
+        /// The manager's spin margin for the runs (default: the manager's own default).
+        #[arg(long, value_parser = parse_duration)]
+        spin_margin: Option<Duration>,
+    },
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (examples: 5s, 500ms, 2m)"))?;
+    let scale = match unit {
+        "ns" => 1e-9,
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("unknown unit `{unit}` (ns, us, ms, s, m, h)")),
+    };
+    if !(v >= 0.0 && v.is_finite()) {
+        return Err(format!("`{s}` is not a positive duration"));
+    }
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+fn main() -> ExitCode {
+    // Hidden entry points of `partita bench`: its partition and spinner processes.
+    let hidden = std::env::args_os().nth(1);
+    if let Some(f) = hidden.as_deref().and_then(|a| match a.to_str()? {
+        "__bench-partition" => Some(partita_bench::partition_main as fn(&[String]) -> i32),
+        "__bench-spinner" => Some(partita_bench::spinner_main),
+        _ => None,
+    }) {
+        let args: Vec<String> = std::env::args_os()
+            .skip(2)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        return ExitCode::from(f(&args).clamp(0, 255) as u8);
+    }
+    let cli = Cli::parse();
+    ExitCode::from(match cli.cmd {
+        Cmd::Check {
+            file,
+            no_executables,
+        } => check(&file, no_executables),
+        Cmd::Compile { file, output } => compile(&file, &output),
+        Cmd::Run {
+            file,
+            duration,
+            backend,
+            log_dir,
+            json,
+            quiet,
+            no_namespaces,
+            no_realtime,
+            fail_on_overrun,
+            overrun_tolerance,
+        } => {
+            let file = match file {
+                Some(f) => f,
+                None => match embedded::materialise() {
+                    Ok(f) => f,
+                    Err(e) => {
+                        eprintln!("partita: preparing the embedded module: {e}");
+                        return ExitCode::from(4);
+                    }
+                },
+            };
+            let mut opts = RunOptions {
+                duration,
+                log_dir,
+                echo: !quiet,
+                namespaces: !no_namespaces,
+                realtime: !no_realtime,
+                handle_signals: true,
+                ..RunOptions::default()
+            };
+            if let Some(t) = overrun_tolerance {
+                opts.overrun_tolerance = t;
+            }
+            run(&file, backend, opts, json, fail_on_overrun)
+        }
+        Cmd::Cc {
+            print_flags,
+            pkg_config,
+            args,
+        } => cc_cmd(print_flags, pkg_config, &args),
+        Cmd::Bench {
+            what:
+                BenchCmd::Switch {
+                    quick,
+                    json,
+                    backends,
+                    spin_margin,
+                },
+        } => {
+            let mut o = partita_bench::SwitchOptions {
+                quick,
+                ..Default::default()
+            };
+            if let Some(b) = backends {
+                o.backends = b;
+            }
+            if let Some(m) = spin_margin {
+                o.spin_margin = m;
+            }
+            partita_bench::cli_switch(&o, json)
+        }
+        Cmd::Rules => {
+            for r in partita_config::rules() {
+                println!(
+                    "{:<32} {:<8} {}",
+                    r.name,
+                    format!("{:?}", r.severity).to_lowercase(),
+                    r.description
+                );
+            }
+            0
+        }
+    })
+}
+
+fn check(file: &PathBuf, no_executables: bool) -> u8 {
+    let opts = partita_config::CheckOptions {
+        check_executables: !no_executables,
+    };
+    let outcome = match partita_config::check_file_with(file, &opts) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("partita: {}: {e}", file.display());
+            return 3;
+        }
+    };
+    if !outcome.diagnostics.is_empty() {
+        eprint!(
+            "{}",
+            partita_config::render_diagnostics(&outcome.diagnostics)
+        );
+        eprintln!("{}", partita_config::count_line(&outcome.diagnostics));
+    }
+    match &outcome.plan {
+        Some(plan) => {
+            print!("{}", partita_config::render_summary(plan));
+            0
+        }
+        None => 1,
+    }
+}
+
+fn compile(file: &PathBuf, output: &PathBuf) -> u8 {
+    let outcome = match partita_config::check_file(file) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("partita: {}: {e}", file.display());
+            return 3;
+        }
+    };
+    if !outcome.diagnostics.is_empty() {
+        eprint!(
+            "{}",
+            partita_config::render_diagnostics(&outcome.diagnostics)
+        );
+    }
+    let Some(plan) = outcome.plan else {
+        eprintln!("{}", partita_config::count_line(&outcome.diagnostics));
+        return 1;
+    };
+    let mut bytes = Vec::new();
+    if let Err(e) = partita_config::write_plan(&plan, &mut bytes) {
+        eprintln!("partita: encoding the plan: {e}");
+        return 3;
+    }
+    if let Err(e) = std::fs::write(output, &bytes) {
+        eprintln!("partita: {}: {e}", output.display());
+        return 3;
+    }
+    println!(
+        "wrote {} ({} bytes, module {}, source sha256 {})",
+        output.display(),
+        bytes.len(),
+        plan.module_name,
+        plan.source_sha256
+    );
+    0
+}
+
+fn load_plan(file: &PathBuf) -> Result<partita_config::CompiledPlan, u8> {
+    let bytes = std::fs::read(file).map_err(|e| {
+        eprintln!("partita: {}: {e}", file.display());
+        3
+    })?;
+    if partita_config::is_plan(&bytes) {
+        return partita_config::read_plan(&bytes).map_err(|e| {
+            eprintln!("partita: {}: {e}", file.display());
+            3
+        });
+    }
+    let outcome = partita_config::check_bytes(&bytes, file, &Default::default());
+    if !outcome.diagnostics.is_empty() {
+        eprint!(
+            "{}",
+            partita_config::render_diagnostics(&outcome.diagnostics)
+        );
+    }
+    outcome.plan.ok_or_else(|| {
+        eprintln!("{}", partita_config::count_line(&outcome.diagnostics));
+        1
+    })
+}
+
+fn run(
+    file: &PathBuf,
+    backend: Option<BackendChoice>,
+    mut opts: RunOptions,
+    json: Option<PathBuf>,
+    fail_on_overrun: bool,
+) -> u8 {
+    let compiled = match load_plan(file) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    opts.backend = backend.unwrap_or(match compiled.backend {
+        partita_config::model::Backend::Signals => BackendChoice::Signals,
+        partita_config::model::Backend::Freezer => BackendChoice::Freezer,
+        _ => BackendChoice::Auto,
+    });
+    let plan = match ModulePlan::from_compiled(&compiled) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("partita: {}: {e}", file.display());
+            return 4;
+        }
+    };
+    let report = match partita_manager::run(&plan, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita: {e}");
+            return 4;
+        }
+    };
+    eprint!("{}", report.render());
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("partita: {}: {e}", path.display());
+            return 3;
+        }
+    }
+    if !report.leftovers.is_empty() || report.partitions.iter().any(|p| p.exec_error.is_some()) {
+        return 5;
+    }
+    if fail_on_overrun && report.total_overruns() > 0 {
+        return 6;
+    }
+    0
+}
+
+fn cc_cmd(print_flags: bool, pkg_config: bool, args: &[String]) -> u8 {
+    let r = if print_flags {
+        cc::flags().map(|(c, l)| {
+            println!("{c}");
+            println!("{l}");
+            0
+        })
+    } else if pkg_config {
+        cc::pkg_config().map(|t| {
+            print!("{t}");
+            0
+        })
+    } else {
+        cc::compile(args).map(|c| c.clamp(0, 255) as u8)
+    };
+    r.unwrap_or_else(|e| {
+        eprintln!("partita cc: {e}");
+        4
+    })
+}

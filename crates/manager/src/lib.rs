@@ -1,1 +1,117 @@
-//! placeholder
+//! The Partita partition manager.
+//!
+//! [`run`] takes a [`ModulePlan`] (built from a compiled configuration by the CLI, or directly
+//! by a benchmark) and runs it: every partition becomes a Linux process in its own namespaces
+//! and cgroups, held stopped outside its windows by the chosen [`Backend`], while one
+//! scheduler thread per core walks the cyclic schedule on absolute deadlines.
+//!
+//! Thread model of the manager process:
+//! - the calling thread is the *supervisor*: it spawns the partitions, waits for signals,
+//!   reaps children, carries out restarts, and shuts everything down;
+//! - one *scheduler* thread per core of the plan, pinned to that core at `SCHED_FIFO`
+//!   [`SCHEDULER_PRIORITY`], sleeps until the next boundary and switches partitions;
+//! - one *output* thread collects the partitions' stdout, stderr and report channel.
+
+mod backend;
+mod host;
+mod output;
+mod partition;
+mod plan;
+mod report;
+mod scheduler;
+pub mod stats;
+mod supervisor;
+
+pub use backend::{Backend, BackendChoice};
+pub use host::HostInfo;
+pub use plan::{ModulePlan, PartitionSpec};
+pub use report::{CoreReport, PartitionReport, RunReport};
+pub use supervisor::run;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `SCHED_FIFO` priority of the scheduler threads: above every partition thread.
+pub const SCHEDULER_PRIORITY: i32 = 90;
+/// `SCHED_FIFO` priority of a running APEX process (the runtime's timer thread runs one above,
+/// a preempted process runs [`PARTITION_PARKED_PRIORITY`]).
+pub const PARTITION_RUN_PRIORITY: i32 = 20;
+/// `SCHED_FIFO` priority of a ready but preempted APEX process.
+pub const PARTITION_PARKED_PRIORITY: i32 = 10;
+
+/// How to run a module.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Partition-switch backend.
+    pub backend: BackendChoice,
+    /// Stop after this long (from the first major frame); `None`: until a signal.
+    pub duration: Option<Duration>,
+    /// Keep one log file per partition (and `module.log`) in this directory.
+    pub log_dir: Option<PathBuf>,
+    /// Echo partition output, prefixed with the partition name, on stdout.
+    pub echo: bool,
+    /// Create PID, mount, IPC, network and UTS namespaces for each partition.
+    pub namespaces: bool,
+    /// Use real-time priorities (scheduler threads and partitions) when the host allows.
+    pub realtime: bool,
+    /// A window end overrun larger than this is counted as an overrun.
+    pub overrun_tolerance: Duration,
+    /// Handle SIGINT/SIGTERM (block them and stop cleanly). Only for the process's main thread.
+    pub handle_signals: bool,
+    /// Set to `true` from elsewhere to stop the module.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Extra environment variables for every partition.
+    pub env: Vec<(String, String)>,
+    /// With real-time priorities: wake this long before each boundary and spin until it, so
+    /// timer latency does not delay the switch (the previous partition loses at most this
+    /// much of its window). Zero: plain absolute sleeps.
+    pub spin_margin: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            backend: BackendChoice::Auto,
+            duration: None,
+            log_dir: None,
+            echo: true,
+            namespaces: true,
+            realtime: true,
+            overrun_tolerance: Duration::from_micros(100),
+            handle_signals: false,
+            stop: None,
+            env: Vec::new(),
+            spin_margin: Duration::from_micros(80),
+        }
+    }
+}
+
+/// Why a module could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ManagerError {
+    /// The plan cannot be run as given.
+    #[error("invalid plan: {0}")]
+    InvalidPlan(String),
+    /// The requested backend is not available on this host.
+    #[error("backend {backend} is not available: {reason}")]
+    BackendUnavailable {
+        /// The backend.
+        backend: String,
+        /// Why.
+        reason: String,
+    },
+    /// A system call failed while setting up or running.
+    #[error(transparent)]
+    Sys(#[from] partita_sys::SysError),
+    /// Writing logs failed.
+    #[error("log directory {path}: {source}")]
+    Log {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,359 @@
+//! Basic APEX types, constants, configuration and status records.
+
+/// ARINC 653 `SYSTEM_TIME_TYPE`: signed nanoseconds.
+pub type SystemTime = i64;
+/// ARINC 653 `PRIORITY_TYPE`.
+pub type Priority = i32;
+/// ARINC 653 `LOCK_LEVEL_TYPE`.
+pub type LockLevel = i32;
+
+/// `INFINITE_TIME_VALUE`: no time-out / no period / no capacity.
+pub const INFINITE_TIME_VALUE: SystemTime = -1;
+/// Lowest process priority.
+pub const MIN_PRIORITY_VALUE: Priority = 1;
+/// Highest process priority.
+pub const MAX_PRIORITY_VALUE: Priority = 239;
+/// Maximum preemption lock level (also the maximum recursive mutex lock count).
+pub const MAX_LOCK_LEVEL: LockLevel = 16;
+/// Length of APEX object names (`NAME_TYPE`).
+pub const MAX_NAME_LENGTH: usize = 30;
+/// Maximum semaphore value (`MAX_SEMAPHORE_VALUE`).
+pub const MAX_SEMAPHORE_VALUE: i32 = 32767;
+/// Largest message accepted by buffers and blackboards (`SYSTEM_LIMIT_MESSAGE_SIZE`).
+pub const SYSTEM_LIMIT_MESSAGE_SIZE: usize = 8192;
+/// Largest `MAX_NB_MESSAGE` of a buffer (`SYSTEM_LIMIT_NUMBER_OF_MESSAGES`).
+pub const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: usize = 512;
+
+/// ARINC 653 `NAME_TYPE`: 30 bytes, compared up to the first NUL.
+pub type Name = [u8; MAX_NAME_LENGTH];
+
+/// Builds a [`Name`] from a string (truncated to 30 bytes, NUL padded).
+pub fn name(s: &str) -> Name {
+    let mut n = [0u8; MAX_NAME_LENGTH];
+    let b = s.as_bytes();
+    let l = b.len().min(MAX_NAME_LENGTH);
+    n[..l].copy_from_slice(&b[..l]);
+    n
+}
+
+/// The significant part of a name (up to the first NUL).
+pub fn name_bytes(n: &Name) -> &[u8] {
+    let l = n.iter().position(|&c| c == 0).unwrap_or(MAX_NAME_LENGTH);
+    &n[..l]
+}
+
+/// Whether two names are equal (compared up to the first NUL).
+pub fn name_eq(a: &Name, b: &Name) -> bool {
+    name_bytes(a) == name_bytes(b)
+}
+
+/// ARINC 653 `RETURN_CODE_TYPE`. Services return `Err(code)` with any value but
+/// [`ReturnCode::NoError`], which only exists for the C binding.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReturnCode {
+    /// Request valid and operation performed.
+    NoError = 0,
+    /// Status of the system unaffected by the request.
+    NoAction = 1,
+    /// Resource required by the request unavailable.
+    NotAvailable = 2,
+    /// Invalid parameter specified in the request.
+    InvalidParam = 3,
+    /// Parameter incompatible with the configuration.
+    InvalidConfig = 4,
+    /// Request incompatible with the current mode.
+    InvalidMode = 5,
+    /// Time-out tied up with the request has expired.
+    TimedOut = 6,
+}
+
+/// Partition operating mode (`OPERATING_MODE_TYPE`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperatingMode {
+    /// Partition not executing any process.
+    Idle = 0,
+    /// Initialisation after a cold start.
+    ColdStart = 1,
+    /// Initialisation after a warm start.
+    WarmStart = 2,
+    /// Process scheduling active.
+    Normal = 3,
+}
+
+impl OperatingMode {
+    /// Converts the C value; `None` for out-of-range values (INVALID_PARAM).
+    pub fn from_raw(v: u32) -> Option<Self> {
+        Some(match v {
+            0 => Self::Idle,
+            1 => Self::ColdStart,
+            2 => Self::WarmStart,
+            3 => Self::Normal,
+            _ => return None,
+        })
+    }
+}
+
+/// Reason of the last partition (re)start (`START_CONDITION_TYPE`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StartCondition {
+    /// Normal power-up.
+    #[default]
+    NormalStart = 0,
+    /// Restart requested by the partition itself (SET_PARTITION_MODE).
+    PartitionRestart = 1,
+    /// Restart by the health monitor at module level.
+    HmModuleRestart = 2,
+    /// Restart by the health monitor at partition level.
+    HmPartitionRestart = 3,
+}
+
+/// Process state (`PROCESS_STATE_TYPE`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProcessState {
+    /// Not started (or stopped).
+    Dormant = 0,
+    /// Eligible for scheduling.
+    Ready = 1,
+    /// Executing on its core.
+    Running = 2,
+    /// Blocked (see [`WaitReason`]).
+    Waiting = 3,
+}
+
+/// Why a WAITING process waits (finer than the standard state; informative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaitReason {
+    /// Not waiting.
+    None,
+    /// Started during initialisation; released when NORMAL is entered.
+    PartitionNormal,
+    /// Delayed start (aperiodic) or waiting for a periodic release point.
+    Release,
+    /// TIMED_WAIT.
+    Delay,
+    /// SUSPEND_SELF (possibly with a time-out).
+    SelfSuspended,
+    /// Suspended by SUSPEND while not waiting for anything else.
+    Suspended,
+    /// Waiting on an intra-partition object (possibly also suspended).
+    Object,
+}
+
+/// Deadline kind (`DEADLINE_TYPE`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeadlineType {
+    /// Soft deadline.
+    Soft = 0,
+    /// Hard deadline.
+    Hard = 1,
+}
+
+/// Waiting queue discipline (`QUEUING_DISCIPLINE_TYPE`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueuingDiscipline {
+    /// First in, first out.
+    Fifo = 0,
+    /// Highest current priority first, FIFO among equals.
+    Priority = 1,
+}
+
+/// Process scheduling policy of the partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SchedulingPolicy {
+    /// ARINC 653 fixed priority preemptive scheduling, FIFO among equals.
+    #[default]
+    FixedPriority,
+    /// Earliest absolute deadline first; ties by priority then FIFO.
+    Edf,
+}
+
+/// Identifier of a process of the partition (never 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProcessId(pub u32);
+
+macro_rules! object_id {
+    ($(#[$m:meta])* $t:ident) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $t(pub u32);
+    };
+}
+object_id!(
+    /// Semaphore identifier (never 0).
+    SemaphoreId
+);
+object_id!(
+    /// Event identifier (never 0).
+    EventId
+);
+object_id!(
+    /// Buffer identifier (never 0).
+    BufferId
+);
+object_id!(
+    /// Blackboard identifier (never 0).
+    BlackboardId
+);
+object_id!(
+    /// Mutex identifier (never 0).
+    MutexId
+);
+
+/// Who executes (or calls) on a core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Runner {
+    /// The partition's main (initialisation) process.
+    Main,
+    /// An APEX process.
+    Process(ProcessId),
+}
+
+/// Result of a service that may block its caller.
+#[must_use]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallOutcome<T = ()> {
+    /// Completed without blocking, with the service's output.
+    Done(T),
+    /// The caller is now WAITING; once it is chosen to run again, fetch the
+    /// result with [`crate::Kernel::take_wake_result`] (or
+    /// [`crate::Kernel::take_wake_message`] for message services).
+    Blocked,
+}
+
+/// Something the glue layer must act upon (drained with
+/// [`crate::Kernel::drain_effects`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// A process missed its deadline (raise DEADLINE_MISSED to the health monitor).
+    DeadlineMissed {
+        /// The late process.
+        process: ProcessId,
+        /// The deadline time that passed.
+        deadline: SystemTime,
+    },
+    /// SET_PARTITION_MODE(COLD_START/WARM_START): the partition must be re-created.
+    RestartRequested(OperatingMode),
+    /// SET_PARTITION_MODE(IDLE): the partition stops executing.
+    IdleRequested,
+    /// The process was started: its thread must begin at its entry point when it first runs.
+    ProcessStarted(ProcessId),
+    /// The process was stopped (DORMANT): its thread must be abandoned/reset.
+    ProcessStopped(ProcessId),
+}
+
+/// Attributes of a process (`PROCESS_ATTRIBUTE_TYPE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProcessAttributes {
+    /// Process name (unique in the partition).
+    pub name: Name,
+    /// Opaque entry point (the glue stores its function pointer here).
+    pub entry: u64,
+    /// Stack size in bytes.
+    pub stack_size: u64,
+    /// Base priority, `MIN_PRIORITY_VALUE..=MAX_PRIORITY_VALUE`.
+    pub base_priority: Priority,
+    /// Period, or `INFINITE_TIME_VALUE` for an aperiodic process.
+    pub period: SystemTime,
+    /// Time capacity, or `INFINITE_TIME_VALUE`.
+    pub time_capacity: SystemTime,
+    /// Deadline kind.
+    pub deadline: DeadlineType,
+}
+
+/// Status of a process (`PROCESS_STATUS_TYPE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProcessStatus {
+    /// Absolute deadline time (`INFINITE_TIME_VALUE` when none; meaningless when DORMANT).
+    pub deadline_time: SystemTime,
+    /// Current priority.
+    pub current_priority: Priority,
+    /// Current state.
+    pub process_state: ProcessState,
+    /// Creation attributes.
+    pub attributes: ProcessAttributes,
+}
+
+/// Status of the partition (`PARTITION_STATUS_TYPE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PartitionStatus {
+    /// Partition identifier.
+    pub identifier: i64,
+    /// Partition period.
+    pub period: SystemTime,
+    /// Partition duration.
+    pub duration: SystemTime,
+    /// Current preemption lock level.
+    pub lock_level: LockLevel,
+    /// Current operating mode.
+    pub operating_mode: OperatingMode,
+    /// Reason of the last start.
+    pub start_condition: StartCondition,
+    /// Number of cores assigned to the partition.
+    pub num_assigned_cores: u32,
+}
+
+/// Static configuration of one partition's kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionConfig {
+    /// Partition identifier (reported by GET_PARTITION_STATUS).
+    pub identifier: i64,
+    /// Partition period (ns, > 0).
+    pub period: SystemTime,
+    /// Partition duration per period (ns).
+    pub duration: SystemTime,
+    /// Absolute time of the first partition period start.
+    pub period_origin: SystemTime,
+    /// Number of cores of the partition (>= 1); core ids are `0..cores`.
+    pub cores: u32,
+    /// Initial mode: `ColdStart` or `WarmStart`.
+    pub initial_mode: OperatingMode,
+    /// Reason of this start.
+    pub start_condition: StartCondition,
+    /// Maximum number of processes (error handler included).
+    pub max_processes: usize,
+    /// Total stack bytes available to processes.
+    pub stack_total: u64,
+    /// Maximum number of semaphores.
+    pub max_semaphores: usize,
+    /// Maximum number of events.
+    pub max_events: usize,
+    /// Maximum number of buffers.
+    pub max_buffers: usize,
+    /// Maximum number of blackboards.
+    pub max_blackboards: usize,
+    /// Maximum number of mutexes.
+    pub max_mutexes: usize,
+    /// Bytes of message storage for buffers and blackboards together.
+    pub message_memory: usize,
+    /// Process scheduling policy.
+    pub policy: SchedulingPolicy,
+}
+
+impl Default for PartitionConfig {
+    fn default() -> Self {
+        Self {
+            identifier: 1,
+            period: 10_000_000,
+            duration: 10_000_000,
+            period_origin: 0,
+            cores: 1,
+            initial_mode: OperatingMode::ColdStart,
+            start_condition: StartCondition::NormalStart,
+            max_processes: 64,
+            stack_total: 64 << 20,
+            max_semaphores: 64,
+            max_events: 64,
+            max_buffers: 64,
+            max_blackboards: 64,
+            max_mutexes: 64,
+            message_memory: 1 << 20,
+            policy: SchedulingPolicy::FixedPriority,
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! The Linux glue around the OS-independent [`Kernel`]: one kernel per partition behind a
+//! mutex, one thread per APEX process, and the main thread turned into the timer thread once
+//! the partition is in NORMAL mode.
+//!
+//! # Which thread runs
+//! The kernel decides which APEX process runs on each core ([`Kernel::running`]); the glue
+//! makes exactly that thread runnable:
+//! - a process that is not ready (dormant, waiting) sleeps on its own futex in the runtime;
+//! - the designated process has `SCHED_FIFO` priority `run`; a process preempted while it
+//!   executes application code (a release handled by the timer thread) is lowered to
+//!   `run - 10`, so the kernel switches at once *and* a lock it may hold inside libc stays
+//!   releasable (it runs again only if the designated thread blocks outside APEX);
+//! - a process preempted inside an APEX call sleeps on its futex until designated again;
+//! - the timer thread runs at `run + 1` and only ever sleeps or briefly takes the kernel lock.
+//!
+//! Because every non-designated APEX thread sleeps in a futex, freezing the partition costs
+//! the same whether it has 1 or 64 processes (the cgroup v1 freezer marks sleeping tasks frozen
+//! without waking them).
+
+use partita_apex_core::{
+    CallOutcome, Effect, Kernel, OperatingMode, PartitionConfig, ProcessAttributes, ProcessId,
+    ReturnCode, Runner, StartCondition, SystemTime,
+};
+use partita_sys::control::{self, ControlBlock};
+use partita_sys::shm::SharedMapping;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+/// An APEX process body.
+pub type Entry = Arc<dyn Fn() + Send + Sync + 'static>;
+
+/// Report record kinds on the report channel.
+pub mod record {
+    /// REPORT_APPLICATION_MESSAGE.
+    pub const APPLICATION_MESSAGE: u8 = 1;
+    /// A deadline miss detected by the runtime.
+    pub const DEADLINE_MISSED: u8 = 2;
+}
+
+/// Designation word values: 0 nobody, 1 the main process, `pid + 1` an APEX process.
+fn encode(r: Option<Runner>) -> u32 {
+    match r {
+        None => 0,
+        Some(Runner::Main) => 1,
+        Some(Runner::Process(p)) => p.0 + 1,
+    }
+}
+
+struct Slot {
+    /// Bumped (and futex-woken) whenever the designation of the slot's core changes.
+    word: AtomicU32,
+    tid: AtomicI32,
+    core: AtomicU32,
+    entry: Entry,
+}
+
+/// The partition runtime (one per process).
+pub struct Runtime {
+    ctl: Option<SharedMapping>,
+    epoch: u64,
+    kernel: Mutex<Kernel>,
+    slots: RwLock<Vec<Arc<Slot>>>,
+    main: Arc<Slot>,
+    /// Per core: encoded runner that may run (see [`encode`]).
+    designated: Vec<AtomicU32>,
+    timer_word: AtomicU32,
+    timer_armed: AtomicI64,
+    rt_run: i32,
+    report: Mutex<Option<std::fs::File>>,
+    standalone: bool,
+    idle: AtomicBool,
+}
+
+thread_local! {
+    static ME: std::cell::Cell<Option<Runner>> = const { std::cell::Cell::new(None) };
+}
+
+static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+
+/// The runtime of this partition, initialised on first use.
+pub fn get() -> Result<&'static Runtime, ReturnCode> {
+    match RUNTIME.get_or_init(Runtime::init) {
+        Ok(r) => Ok(r),
+        Err(_) => Err(ReturnCode::InvalidConfig),
+    }
+}
+
+/// Why the runtime could not start, if it could not.
+pub fn init_error() -> Option<String> {
+    RUNTIME.get_or_init(Runtime::init).as_ref().err().cloned()
+}
+
+impl Runtime {
+    fn init() -> Result<Runtime, String> {
+        partita_sys::proc::line_buffer_c_stdout();
+        let fd: Option<i32> = std::env::var(control::ENV_CONTROL_FD)
+            .ok()
+            .and_then(|v| v.parse().ok());
+        let (ctl, standalone) = match fd {
+            Some(fd) => {
+                let m = SharedMapping::map_inherited(fd, control::SIZE, true)
+                    .map_err(|e| format!("partita runtime: control block: {e}"))?;
+                if !m.view::<ControlBlock>().is_valid() {
+                    return Err("partita runtime: control block has a wrong magic or version (manager and runtime from different builds?)".into());
+                }
+                (Some(m), false)
+            }
+            None => {
+                eprintln!(
+                    "partita runtime: not started by the partition manager ({} unset): running standalone with a {} ms period",
+                    control::ENV_CONTROL_FD,
+                    PartitionConfig::default().period / 1_000_000
+                );
+                (None, true)
+            }
+        };
+        let now = partita_sys::time::monotonic_ns();
+        let (cfg, epoch, rt_run, cpus) = match &ctl {
+            Some(m) => {
+                let c = m.view::<ControlBlock>();
+                let ld = |a: &AtomicI64| a.load(Ordering::Acquire);
+                let cfg = PartitionConfig {
+                    identifier: c.partition_id.load(Ordering::Acquire) as i64,
+                    period: ld(&c.period_ns),
+                    duration: ld(&c.duration_ns),
+                    period_origin: ld(&c.period_origin_ns),
+                    cores: c.num_cores.load(Ordering::Acquire).max(1),
+                    initial_mode: if c.mode.load(Ordering::Acquire) == control::mode::WARM_START {
+                        OperatingMode::WarmStart
+                    } else {
+                        OperatingMode::ColdStart
+                    },
+                    start_condition: match c.start_condition.load(Ordering::Acquire) {
+                        1 => StartCondition::PartitionRestart,
+                        2 => StartCondition::HmModuleRestart,
+                        3 => StartCondition::HmPartitionRestart,
+                        _ => StartCondition::NormalStart,
+                    },
+                    ..PartitionConfig::default()
+                };
+                let cfg = PartitionConfig {
+                    max_processes: match c.max_processes.load(Ordering::Acquire) {
+                        0 => cfg.max_processes,
+                        n => n as usize,
+                    },
+                    stack_total: match c.stack_bytes.load(Ordering::Acquire) {
+                        0 => cfg.stack_total,
+                        n => n,
+                    },
+                    ..cfg
+                };
+                let mask = c.cpus.load(Ordering::Acquire);
+                let cpus: Vec<u32> = (0..64).filter(|b| mask & (1 << b) != 0).collect();
+                (
+                    cfg,
+                    c.epoch_ns.load(Ordering::Acquire),
+                    c.rt_run_priority.load(Ordering::Acquire),
+                    cpus,
+                )
+            }
+            None => (PartitionConfig::default(), now, 0, Vec::new()),
+        };
+        let cores = cfg.cores;
+        let kernel = Kernel::new(cfg).map_err(|e| format!("partita runtime: {e:?}"))?;
+        let report = if standalone {
+            None
+        } else {
+            partita_sys::proc::inherited_file(control::REPORT_FD)
+        };
+        let rt = Runtime {
+            ctl,
+            epoch,
+            kernel: Mutex::new(kernel),
+            slots: RwLock::new(Vec::new()),
+            main: Arc::new(Slot {
+                word: AtomicU32::new(0),
+                tid: AtomicI32::new(partita_sys::sched::gettid()),
+                core: AtomicU32::new(0),
+                entry: Arc::new(|| {}),
+            }),
+            designated: (0..cores)
+                .map(|c| AtomicU32::new(if c == 0 { 1 } else { 0 }))
+                .collect(),
+            timer_word: AtomicU32::new(0),
+            timer_armed: AtomicI64::new(i64::MAX),
+            rt_run,
+            report: Mutex::new(report),
+            standalone,
+            idle: AtomicBool::new(false),
+        };
+        let _ = cpus;
+        ME.with(|m| m.set(Some(Runner::Main)));
+        if rt.rt_run > 0 {
+            // The main (initialisation) process runs at the running priority. Failure means
+            // the host denies SCHED_FIFO: scheduling then relies on futexes alone.
+            if partita_sys::sched::set_fifo(0, rt.rt_run).is_err() {
+                eprintln!("partita runtime: SCHED_FIFO denied; process preemption is deferred to APEX calls");
+            }
+        }
+        Ok(rt)
+    }
+
+    /// Current APEX time: ns since the module epoch.
+    pub fn now(&self) -> SystemTime {
+        partita_sys::time::monotonic_ns() as i64 - self.epoch as i64
+    }
+
+    /// The calling runner (`None` for a thread the runtime did not create).
+    pub fn me(&self) -> Option<Runner> {
+        ME.with(|m| m.get())
+    }
+
+    fn caller(&self) -> Result<Runner, ReturnCode> {
+        self.me().ok_or(ReturnCode::InvalidMode)
+    }
+
+    /// Locks the kernel.
+    pub fn lock(&self) -> MutexGuard<'_, Kernel> {
+        self.kernel.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The control block (absent when standalone).
+    pub fn control(&self) -> Option<&ControlBlock> {
+        self.ctl.as_ref().map(|m| m.view::<ControlBlock>())
+    }
+
+    /// Whether the partition runs without a manager.
+    pub fn standalone(&self) -> bool {
+        self.standalone
+    }
+
+    fn slot(&self, r: Runner) -> Option<Arc<Slot>> {
+        match r {
+            Runner::Main => Some(self.main.clone()),
+            Runner::Process(p) => self
+                .slots
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(p.0.checked_sub(1)? as usize)
+                .cloned(),
+        }
+    }
+
+    fn set_prio(&self, slot: &Slot, prio: i32) {
+        let tid = slot.tid.load(Ordering::Acquire);
+        if self.rt_run > 0 && tid > 0 {
+            let _ = partita_sys::sched::set_priority(tid, prio.max(1));
+        }
+    }
+
+    /// Makes the threads match the kernel's decisions, carries out its effects, and re-arms
+    /// the timer. Called with the kernel locked, after every service.
+    fn dispatch(&self, k: &mut Kernel) {
+        for (core, d) in self.designated.iter().enumerate() {
+            let want = k.running(core as u32);
+            let enc = encode(want);
+            let old = d.swap(enc, Ordering::AcqRel);
+            if old == enc {
+                continue;
+            }
+            if let Some(prev) = decode(old).and_then(|r| self.slot(r)) {
+                // A preempted process: let the kernel switch now, keep it runnable.
+                self.set_prio(&prev, self.rt_run - 10);
+                prev.word.fetch_add(1, Ordering::Release);
+            }
+            if let Some(next) = want.and_then(|r| self.slot(r)) {
+                self.set_prio(&next, self.rt_run);
+                next.word.fetch_add(1, Ordering::Release);
+                partita_sys::futex::wake(&next.word, u32::MAX, false);
+            }
+        }
+        let effects: Vec<Effect> = k.drain_effects().collect();
+        for e in effects {
+            match e {
+                Effect::DeadlineMissed { process, deadline } => {
+                    self.send_record(
+                        record::DEADLINE_MISSED,
+                        self.now(),
+                        process.0 as i32,
+                        format!("deadline missed (deadline {deadline} ns)").as_bytes(),
+                    );
+                }
+                Effect::RestartRequested(m) => self.request_mode(m as u32),
+                Effect::IdleRequested => self.request_mode(control::mode::IDLE),
+                Effect::ProcessStarted(_) | Effect::ProcessStopped(_) => {}
+            }
+        }
+        if let Some(c) = self.control() {
+            c.mode.store(k.operating_mode() as u32, Ordering::Release);
+            c.lock_level
+                .store(k.get_partition_status().lock_level, Ordering::Relaxed);
+        }
+        let next = k.next_event_time().unwrap_or(i64::MAX);
+        if next < self.timer_armed.load(Ordering::Acquire) {
+            self.timer_armed.store(next, Ordering::Release);
+            self.timer_word.fetch_add(1, Ordering::Release);
+            partita_sys::futex::wake(&self.timer_word, 1, false);
+        }
+    }
+
+    fn request_mode(&self, m: u32) {
+        self.idle.store(true, Ordering::Release);
+        if let Some(c) = self.control() {
+            c.mode_request.store(m, Ordering::Release);
+        } else {
+            eprintln!("partita runtime: standalone partition requested mode {m}; exiting");
+            std::process::exit(0);
+        }
+    }
+
+    fn is_designated(&self, me: Runner, slot: &Slot) -> bool {
+        let core = slot.core.load(Ordering::Acquire) as usize;
+        self.designated
+            .get(core)
+            .is_some_and(|d| d.load(Ordering::Acquire) == encode(Some(me)))
+    }
+
+    /// Sleeps until the kernel designates the caller to run.
+    fn wait_designated(&self, me: Runner) {
+        let Some(slot) = self.slot(me) else { return };
+        loop {
+            let w = slot.word.load(Ordering::Acquire);
+            if self.is_designated(me, &slot) && !self.idle.load(Ordering::Acquire) {
+                return;
+            }
+            partita_sys::futex::wait(&slot.word, w, None, false);
+        }
+    }
+
+    /// Runs a non-blocking service: `f` gets the kernel, the time and the caller.
+    pub fn call<T>(
+        &self,
+        f: impl FnOnce(&mut Kernel, SystemTime, Runner) -> Result<T, ReturnCode>,
+    ) -> Result<T, ReturnCode> {
+        let me = self.caller()?;
+        let mut k = self.lock();
+        let now = self.now();
+        let r = f(&mut k, now, me);
+        self.dispatch(&mut k);
+        drop(k);
+        // Preempted by our own call (e.g. START of a higher-priority process): wait here.
+        self.wait_designated(me);
+        r
+    }
+
+    /// Runs a service that may block the caller, and waits for its outcome.
+    pub fn call_blocking(
+        &self,
+        f: impl FnOnce(&mut Kernel, SystemTime, Runner) -> Result<CallOutcome, ReturnCode>,
+    ) -> Result<(), ReturnCode> {
+        let me = self.caller()?;
+        let mut k = self.lock();
+        let now = self.now();
+        let r = f(&mut k, now, me);
+        self.dispatch(&mut k);
+        drop(k);
+        match r {
+            Err(e) => {
+                self.wait_designated(me);
+                Err(e)
+            }
+            Ok(CallOutcome::Done(())) => {
+                self.wait_designated(me);
+                Ok(())
+            }
+            Ok(CallOutcome::Blocked) => {
+                self.wait_designated(me);
+                let Runner::Process(pid) = me else {
+                    return Ok(());
+                };
+                self.lock().take_wake_result(pid).unwrap_or(Ok(()))
+            }
+        }
+    }
+
+    /// CREATE_PROCESS: creates the process in the kernel and its thread (which sleeps until
+    /// the process is first chosen to run).
+    pub fn create_process(
+        &'static self,
+        attrs: &ProcessAttributes,
+        entry: Entry,
+    ) -> Result<ProcessId, ReturnCode> {
+        let me = self.caller()?;
+        let mut k = self.lock();
+        let now = self.now();
+        let pid = k.create_process(now, me, attrs)?;
+        let core = k.process_core(pid).unwrap_or(0);
+        let slot = Arc::new(Slot {
+            word: AtomicU32::new(0),
+            tid: AtomicI32::new(0),
+            core: AtomicU32::new(core),
+            entry,
+        });
+        {
+            let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
+            let idx = pid.0 as usize - 1;
+            if slots.len() <= idx {
+                slots.resize_with(idx + 1, || slot.clone());
+            }
+            slots[idx] = slot.clone();
+        }
+        let ready = Arc::new(AtomicU32::new(0));
+        let ready2 = ready.clone();
+        let stack = (attrs.stack_size as usize).max(64 * 1024);
+        let spawned = std::thread::Builder::new()
+            .name(format!("apex-{}", pid.0))
+            .stack_size(stack)
+            .spawn(move || self.process_thread(pid, slot, ready2));
+        if spawned.is_err() {
+            return Err(ReturnCode::InvalidConfig);
+        }
+        if let Some(c) = self.control() {
+            c.processes
+                .store(k.process_count() as u32, Ordering::Relaxed);
+        }
+        drop(k);
+        // Wait until the thread has its tid and priority, so dispatch can address it.
+        while ready.load(Ordering::Acquire) == 0 {
+            partita_sys::futex::wait(&ready, 0, None, false);
+        }
+        Ok(pid)
+    }
+
+    fn process_thread(&'static self, pid: ProcessId, slot: Arc<Slot>, ready: Arc<AtomicU32>) {
+        let me = Runner::Process(pid);
+        ME.with(|m| m.set(Some(me)));
+        slot.tid
+            .store(partita_sys::sched::gettid(), Ordering::Release);
+        if self.rt_run > 0 {
+            let _ = partita_sys::sched::set_fifo(0, self.rt_run - 10);
+        }
+        ready.store(1, Ordering::Release);
+        partita_sys::futex::wake(&ready, 1, false);
+        loop {
+            self.wait_designated(me);
+            (slot.entry)();
+            // Returning from the entry point stops the process (it becomes DORMANT).
+            let mut k = self.lock();
+            let now = self.now();
+            let _ = k.stop_self(now, me);
+            self.dispatch(&mut k);
+        }
+    }
+
+    /// SET_PARTITION_MODE.
+    pub fn set_partition_mode(&'static self, mode: OperatingMode) -> Result<(), ReturnCode> {
+        let me = self.caller()?;
+        let mut k = self.lock();
+        let now = self.now();
+        k.set_partition_mode(now, me, mode)?;
+        self.dispatch(&mut k);
+        drop(k);
+        match (mode, me) {
+            (OperatingMode::Normal, Runner::Main) => self.become_timer(),
+            (OperatingMode::Normal, _) => Ok(()),
+            // IDLE or a restart: nothing of this partition runs any more; the manager holds
+            // it at the end of the window and restarts or idles it.
+            _ => loop {
+                std::thread::park();
+            },
+        }
+    }
+
+    /// The main thread after NORMAL: handles time events forever.
+    fn become_timer(&'static self) -> ! {
+        if self.rt_run > 0 {
+            let _ = partita_sys::sched::set_priority(0, self.rt_run + 1);
+        }
+        loop {
+            let w = self.timer_word.load(Ordering::Acquire);
+            let mut k = self.lock();
+            let now = self.now();
+            k.advance(now);
+            // Arm for the kernel's next event before dispatching, so dispatch does not poke us.
+            let next = k.next_event_time().unwrap_or(i64::MAX);
+            self.timer_armed.store(next, Ordering::Release);
+            self.dispatch(&mut k);
+            drop(k);
+            let deadline = (next != i64::MAX).then(|| (self.epoch as i64 + next).max(0) as u64);
+            // Returns at the deadline, or at once if a service armed an earlier event since.
+            partita_sys::futex::wait(&self.timer_word, w, deadline, false);
+        }
+    }
+
+    /// Sends a record on the report channel (or prints it when standalone).
+    pub fn send_record(&self, kind: u8, time: SystemTime, process: i32, msg: &[u8]) {
+        let mut rec = Vec::with_capacity(17 + msg.len());
+        rec.extend_from_slice(&((13 + msg.len()) as u32).to_le_bytes());
+        rec.push(kind);
+        rec.extend_from_slice(&time.to_le_bytes());
+        rec.extend_from_slice(&process.to_le_bytes());
+        rec.extend_from_slice(msg);
+        let mut g = self.report.lock().unwrap_or_else(|e| e.into_inner());
+        match g.as_mut() {
+            Some(f) => {
+                let _ = f.write_all(&rec);
+            }
+            None => {
+                eprintln!(
+                    "[{} t={:.6}s process {}] {}",
+                    if kind == record::APPLICATION_MESSAGE {
+                        "application message"
+                    } else {
+                        "deadline missed"
+                    },
+                    time as f64 / 1e9,
+                    process,
+                    String::from_utf8_lossy(msg)
+                );
+            }
+        }
+    }
+}
+
+fn decode(v: u32) -> Option<Runner> {
+    match v {
+        0 => None,
+        1 => Some(Runner::Main),
+        n => Some(Runner::Process(ProcessId(n - 1))),
+    }
+}

@@ -1,0 +1,571 @@
+//! Rust mirror of the ARINC 653 C binding in `include/ARINC653.h`.
+//!
+//! Every C struct has a `#[repr(C)]` counterpart here, named in CamelCase
+//! (`PROCESS_ATTRIBUTE_TYPE` becomes [`ProcessAttributeType`]) with its
+//! fields in snake_case and in the same order.  Scalar typedefs become type
+//! aliases.  C enumerations become a `u32` alias plus one constant per
+//! value: the value arrives from C code, so any `u32` must be representable
+//! without undefined behaviour and checked where it is used.  Constants keep
+//! their C names.
+//!
+//! `tests/layout.rs` compiles a probe against the header and checks sizes,
+//! alignments, field offsets and constant values against this module.
+
+use core::ffi::{c_char, c_void};
+
+// ---------------------------------------------------------------------------
+// System limits (implementation dependent)
+// ---------------------------------------------------------------------------
+
+/// Partitions in the module.
+pub const SYSTEM_LIMIT_NUMBER_OF_PARTITIONS: usize = 32;
+/// Messages queued in the module.
+pub const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: MessageRangeType = 512;
+/// Bytes in one message.
+pub const SYSTEM_LIMIT_MESSAGE_SIZE: MessageSizeType = 8192;
+/// Processes per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_PROCESSES: usize = 128;
+/// Sampling ports per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS: usize = 512;
+/// Queuing ports per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS: usize = 512;
+/// Buffers per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_BUFFERS: usize = 256;
+/// Blackboards per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS: usize = 256;
+/// Semaphores per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES: usize = 256;
+/// Events per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_EVENTS: usize = 256;
+/// Mutexes per partition.
+pub const SYSTEM_LIMIT_NUMBER_OF_MUTEXES: usize = 256;
+
+// ---------------------------------------------------------------------------
+// Base types
+// ---------------------------------------------------------------------------
+
+/// 8-bit unsigned.
+pub type ApexByte = u8;
+/// 32-bit signed.
+pub type ApexInteger = i32;
+/// 32-bit unsigned.
+pub type ApexUnsigned = u32;
+/// 64-bit signed.
+pub type ApexLongInteger = i64;
+
+// ---------------------------------------------------------------------------
+// General types
+// ---------------------------------------------------------------------------
+
+/// Outcome of every service call (C enum).
+pub type ReturnCodeType = u32;
+/// Request valid and performed.
+pub const NO_ERROR: ReturnCodeType = 0;
+/// System state unchanged by the request.
+pub const NO_ACTION: ReturnCodeType = 1;
+/// A resource the request needs is unavailable.
+pub const NOT_AVAILABLE: ReturnCodeType = 2;
+/// A parameter is invalid.
+pub const INVALID_PARAM: ReturnCodeType = 3;
+/// A parameter conflicts with the configuration.
+pub const INVALID_CONFIG: ReturnCodeType = 4;
+/// Request not allowed in the current mode.
+pub const INVALID_MODE: ReturnCodeType = 5;
+/// The time-out expired before completion.
+pub const TIMED_OUT: ReturnCodeType = 6;
+
+/// Length of every object name.
+pub const MAX_NAME_LENGTH: usize = 30;
+/// Object name; not NUL-terminated when all bytes are used.
+pub type NameType = [c_char; MAX_NAME_LENGTH];
+
+/// Untyped address (entry points, faulting addresses).
+pub type SystemAddressType = *mut c_void;
+/// Address of a message buffer.
+pub type MessageAddrType = *mut ApexByte;
+/// Message length in bytes.
+pub type MessageSizeType = ApexInteger;
+/// Number of messages.
+pub type MessageRangeType = ApexInteger;
+/// Number of waiting processes.
+pub type WaitingRangeType = ApexInteger;
+
+/// Direction of a port (C enum).
+pub type PortDirectionType = u32;
+/// The partition writes the port.
+pub const SOURCE: PortDirectionType = 0;
+/// The partition reads the port.
+pub const DESTINATION: PortDirectionType = 1;
+
+/// Order of waiting processes (C enum).
+pub type QueuingDisciplineType = u32;
+/// First come, first served.
+pub const FIFO: QueuingDisciplineType = 0;
+/// Highest current priority first, FIFO among equals.
+pub const PRIORITY: QueuingDisciplineType = 1;
+
+/// Signed 64-bit time in nanoseconds.
+pub type SystemTimeType = ApexLongInteger;
+/// "No time limit" / "never".
+pub const INFINITE_TIME_VALUE: SystemTimeType = -1;
+
+/// Processor core identifier.
+pub type ProcessorCoreIdType = ApexInteger;
+/// No core preference (implementation dependent value).
+pub const CORE_AFFINITY_NO_PREFERENCE: ProcessorCoreIdType = -1;
+
+// ---------------------------------------------------------------------------
+// Partition management
+// ---------------------------------------------------------------------------
+
+/// Partition operating mode (C enum).
+pub type OperatingModeType = u32;
+/// Not executing.
+pub const IDLE: OperatingModeType = 0;
+/// Initialising after a cold start.
+pub const COLD_START: OperatingModeType = 1;
+/// Initialising after a warm start.
+pub const WARM_START: OperatingModeType = 2;
+/// Processes are scheduled.
+pub const NORMAL: OperatingModeType = 3;
+
+/// Partition identifier (from the configuration).
+pub type PartitionIdType = ApexInteger;
+/// Preemption lock level.
+pub type LockLevelType = ApexInteger;
+/// Number of processor cores.
+pub type NumCoresType = ApexUnsigned;
+
+/// Why the partition was (re)started (C enum).
+pub type StartConditionType = u32;
+/// Power-on or module start.
+pub const NORMAL_START: StartConditionType = 0;
+/// The partition asked for its own restart.
+pub const PARTITION_RESTART: StartConditionType = 1;
+/// Restart by module-level health monitoring.
+pub const HM_MODULE_RESTART: StartConditionType = 2;
+/// Restart by partition-level health monitoring.
+pub const HM_PARTITION_RESTART: StartConditionType = 3;
+
+/// `PARTITION_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PartitionStatusType {
+    /// Partition period.
+    pub period: SystemTimeType,
+    /// Partition duration within the period.
+    pub duration: SystemTimeType,
+    /// Partition identifier.
+    pub identifier: PartitionIdType,
+    /// Current preemption lock level.
+    pub lock_level: LockLevelType,
+    /// Current operating mode.
+    pub operating_mode: OperatingModeType,
+    /// Reason of the last start.
+    pub start_condition: StartConditionType,
+    /// Cores assigned to the partition.
+    pub num_assigned_cores: NumCoresType,
+}
+
+// ---------------------------------------------------------------------------
+// Process management
+// ---------------------------------------------------------------------------
+
+/// Processes per partition.
+pub const MAX_NUMBER_OF_PROCESSES: usize = SYSTEM_LIMIT_NUMBER_OF_PROCESSES;
+/// Lowest process priority.
+pub const MIN_PRIORITY_VALUE: PriorityType = 1;
+/// Highest process priority.
+pub const MAX_PRIORITY_VALUE: PriorityType = 239;
+/// Deepest preemption lock nesting.
+pub const MAX_LOCK_LEVEL: LockLevelType = 16;
+
+/// Process name.
+pub type ProcessNameType = NameType;
+/// Process identifier.
+pub type ProcessIdType = ApexInteger;
+/// "No process".
+pub const NULL_PROCESS_ID: ProcessIdType = 0;
+/// Index of a process within its partition.
+pub type ProcessIndexType = ApexInteger;
+/// Stack size in bytes.
+pub type StackSizeType = ApexUnsigned;
+/// Process priority.
+pub type PriorityType = ApexInteger;
+
+/// Process state (C enum).
+pub type ProcessStateType = u32;
+/// Not eligible for scheduling.
+pub const DORMANT: ProcessStateType = 0;
+/// Eligible, not running.
+pub const READY: ProcessStateType = 1;
+/// Executing.
+pub const RUNNING: ProcessStateType = 2;
+/// Blocked (delay, resource, suspension, NORMAL mode).
+pub const WAITING: ProcessStateType = 3;
+
+/// Deadline kind (C enum).
+pub type DeadlineType = u32;
+/// Miss is reported, the process continues.
+pub const SOFT: DeadlineType = 0;
+/// Miss is a health monitoring error.
+pub const HARD: DeadlineType = 1;
+
+/// `PROCESS_ATTRIBUTE_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessAttributeType {
+    /// Period; [`INFINITE_TIME_VALUE`] for an aperiodic process.
+    pub period: SystemTimeType,
+    /// Time budget; [`INFINITE_TIME_VALUE`] for no deadline.
+    pub time_capacity: SystemTimeType,
+    /// Entry point (a `void (*)(void)` in C).
+    pub entry_point: SystemAddressType,
+    /// Stack size in bytes.
+    pub stack_size: StackSizeType,
+    /// Base priority.
+    pub base_priority: PriorityType,
+    /// Deadline kind.
+    pub deadline: DeadlineType,
+    /// Process name.
+    pub name: ProcessNameType,
+}
+
+impl Default for ProcessAttributeType {
+    fn default() -> Self {
+        Self {
+            period: 0,
+            time_capacity: 0,
+            entry_point: core::ptr::null_mut(),
+            stack_size: 0,
+            base_priority: 0,
+            deadline: SOFT,
+            name: [0; MAX_NAME_LENGTH],
+        }
+    }
+}
+
+/// `PROCESS_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProcessStatusType {
+    /// Absolute deadline time.
+    pub deadline_time: SystemTimeType,
+    /// Current priority.
+    pub current_priority: PriorityType,
+    /// Current state.
+    pub process_state: ProcessStateType,
+    /// Creation attributes.
+    pub attributes: ProcessAttributeType,
+}
+
+// ---------------------------------------------------------------------------
+// Sampling ports
+// ---------------------------------------------------------------------------
+
+/// Sampling ports per partition.
+pub const MAX_NUMBER_OF_SAMPLING_PORTS: usize = SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS;
+
+/// Sampling port name.
+pub type SamplingPortNameType = NameType;
+/// Sampling port identifier.
+pub type SamplingPortIdType = ApexInteger;
+
+/// Message age against the refresh period (C enum).
+pub type ValidityType = u32;
+/// Older than the refresh period.
+pub const INVALID: ValidityType = 0;
+/// Within the refresh period.
+pub const VALID: ValidityType = 1;
+
+/// `SAMPLING_PORT_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SamplingPortStatusType {
+    /// Refresh period of the port.
+    pub refresh_period: SystemTimeType,
+    /// Largest message size.
+    pub max_message_size: MessageSizeType,
+    /// Port direction.
+    pub port_direction: PortDirectionType,
+    /// Validity of the last message read.
+    pub last_msg_validity: ValidityType,
+}
+
+/// Whether the current message was read before (C enum, Part 2).
+pub type UpdatedType = u32;
+/// Nothing was ever written.
+pub const EMPTY_PORT: UpdatedType = 0;
+/// The current message was read before.
+pub const CONSUMED_MESSAGE: UpdatedType = 1;
+/// The current message was not read yet.
+pub const NEW_MESSAGE: UpdatedType = 2;
+
+/// Message age against the refresh period (C enum, Part 2).
+pub type AgeType = u32;
+/// Older than the refresh period.
+pub const STALE: AgeType = 0;
+/// Within the refresh period.
+pub const FRESH: AgeType = 1;
+
+/// `SAMPLING_PORT_CURRENT_STATUS_TYPE` (Part 2).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SamplingPortCurrentStatusType {
+    /// Refresh period of the port.
+    pub refresh_period: SystemTimeType,
+    /// Time the current message was written.
+    pub time_stamp: SystemTimeType,
+    /// Largest message size.
+    pub max_message_size: MessageSizeType,
+    /// Port direction.
+    pub port_direction: PortDirectionType,
+    /// Age of the current message.
+    pub message_age: AgeType,
+    /// Whether the current message was read before.
+    pub updated: UpdatedType,
+}
+
+// ---------------------------------------------------------------------------
+// Queuing ports
+// ---------------------------------------------------------------------------
+
+/// Queuing ports per partition.
+pub const MAX_NUMBER_OF_QUEUING_PORTS: usize = SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS;
+
+/// Queuing port name.
+pub type QueuingPortNameType = NameType;
+/// Queuing port identifier.
+pub type QueuingPortIdType = ApexInteger;
+
+/// `QUEUING_PORT_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueuingPortStatusType {
+    /// Messages currently queued.
+    pub nb_message: MessageRangeType,
+    /// Queue capacity in messages.
+    pub max_nb_message: MessageRangeType,
+    /// Largest message size.
+    pub max_message_size: MessageSizeType,
+    /// Port direction.
+    pub port_direction: PortDirectionType,
+    /// Processes waiting on the port.
+    pub waiting_processes: WaitingRangeType,
+}
+
+// ---------------------------------------------------------------------------
+// Buffers
+// ---------------------------------------------------------------------------
+
+/// Buffers per partition.
+pub const MAX_NUMBER_OF_BUFFERS: usize = SYSTEM_LIMIT_NUMBER_OF_BUFFERS;
+
+/// Buffer name.
+pub type BufferNameType = NameType;
+/// Buffer identifier.
+pub type BufferIdType = ApexInteger;
+
+/// `BUFFER_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BufferStatusType {
+    /// Messages currently queued.
+    pub nb_message: MessageRangeType,
+    /// Buffer capacity in messages.
+    pub max_nb_message: MessageRangeType,
+    /// Largest message size.
+    pub max_message_size: MessageSizeType,
+    /// Processes waiting on the buffer.
+    pub waiting_processes: WaitingRangeType,
+}
+
+// ---------------------------------------------------------------------------
+// Blackboards
+// ---------------------------------------------------------------------------
+
+/// Blackboards per partition.
+pub const MAX_NUMBER_OF_BLACKBOARDS: usize = SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS;
+
+/// Blackboard name.
+pub type BlackboardNameType = NameType;
+/// Blackboard identifier.
+pub type BlackboardIdType = ApexInteger;
+
+/// Whether a blackboard holds a message (C enum).
+pub type EmptyIndicatorType = u32;
+/// No message displayed.
+pub const EMPTY: EmptyIndicatorType = 0;
+/// A message is displayed.
+pub const OCCUPIED: EmptyIndicatorType = 1;
+
+/// `BLACKBOARD_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlackboardStatusType {
+    /// Whether a message is displayed.
+    pub empty_indicator: EmptyIndicatorType,
+    /// Largest message size.
+    pub max_message_size: MessageSizeType,
+    /// Processes waiting on the blackboard.
+    pub waiting_processes: WaitingRangeType,
+}
+
+// ---------------------------------------------------------------------------
+// Semaphores
+// ---------------------------------------------------------------------------
+
+/// Semaphores per partition.
+pub const MAX_NUMBER_OF_SEMAPHORES: usize = SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES;
+/// Largest semaphore value.
+pub const MAX_SEMAPHORE_VALUE: SemaphoreValueType = 32767;
+
+/// Semaphore name.
+pub type SemaphoreNameType = NameType;
+/// Semaphore identifier.
+pub type SemaphoreIdType = ApexInteger;
+/// Semaphore count.
+pub type SemaphoreValueType = ApexInteger;
+
+/// `SEMAPHORE_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SemaphoreStatusType {
+    /// Current count.
+    pub current_value: SemaphoreValueType,
+    /// Largest count.
+    pub maximum_value: SemaphoreValueType,
+    /// Processes waiting on the semaphore.
+    pub waiting_processes: WaitingRangeType,
+}
+
+// ---------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------
+
+/// Events per partition.
+pub const MAX_NUMBER_OF_EVENTS: usize = SYSTEM_LIMIT_NUMBER_OF_EVENTS;
+
+/// Event name.
+pub type EventNameType = NameType;
+/// Event identifier.
+pub type EventIdType = ApexInteger;
+
+/// Event state (C enum).
+pub type EventStateType = u32;
+/// Waiters block.
+pub const DOWN: EventStateType = 0;
+/// Waiters pass.
+pub const UP: EventStateType = 1;
+
+/// `EVENT_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EventStatusType {
+    /// Current state.
+    pub event_state: EventStateType,
+    /// Processes waiting on the event.
+    pub waiting_processes: WaitingRangeType,
+}
+
+// ---------------------------------------------------------------------------
+// Mutexes
+// ---------------------------------------------------------------------------
+
+/// Mutexes per partition.
+pub const MAX_NUMBER_OF_MUTEXES: usize = SYSTEM_LIMIT_NUMBER_OF_MUTEXES;
+
+/// Mutex name.
+pub type MutexNameType = NameType;
+/// Mutex identifier.
+pub type MutexIdType = ApexInteger;
+/// "No mutex".
+pub const NULL_MUTEX_ID: MutexIdType = 0;
+/// The process owns no mutex (implementation dependent value).
+pub const NO_MUTEX_OWNED: MutexIdType = -2;
+/// The partition's preemption lock mutex (implementation dependent value).
+pub const PREEMPTION_LOCK_MUTEX: MutexIdType = -3;
+/// Mutex lock nesting count.
+pub type LockCountType = ApexInteger;
+
+/// Mutex state (C enum).
+pub type MutexStateType = u32;
+/// Not owned.
+pub const AVAILABLE: MutexStateType = 0;
+/// Owned by a process.
+pub const OWNED: MutexStateType = 1;
+
+/// `MUTEX_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MutexStatusType {
+    /// Owner; [`NULL_PROCESS_ID`] when available.
+    pub mutex_owner: ProcessIdType,
+    /// Current state.
+    pub mutex_state: MutexStateType,
+    /// Priority ceiling.
+    pub mutex_priority: PriorityType,
+    /// Lock nesting count.
+    pub lock_count: LockCountType,
+    /// Processes waiting on the mutex.
+    pub waiting_processes: WaitingRangeType,
+}
+
+// ---------------------------------------------------------------------------
+// Health monitoring
+// ---------------------------------------------------------------------------
+
+/// Bytes in an error message.
+pub const MAX_ERROR_MESSAGE_SIZE: usize = 128;
+
+/// Error message length in bytes.
+pub type ErrorMessageSizeType = ApexInteger;
+/// Error message bytes.
+pub type ErrorMessageType = [ApexByte; MAX_ERROR_MESSAGE_SIZE];
+
+/// Process-level error kind (C enum).
+pub type ErrorCodeType = u32;
+/// A process missed its deadline.
+pub const DEADLINE_MISSED: ErrorCodeType = 0;
+/// Raised by the application.
+pub const APPLICATION_ERROR: ErrorCodeType = 1;
+/// Arithmetic fault.
+pub const NUMERIC_ERROR: ErrorCodeType = 2;
+/// Illegal or invalid service request.
+pub const ILLEGAL_REQUEST: ErrorCodeType = 3;
+/// Process stack overflow.
+pub const STACK_OVERFLOW: ErrorCodeType = 4;
+/// Memory access violation.
+pub const MEMORY_VIOLATION: ErrorCodeType = 5;
+/// Hardware fault.
+pub const HARDWARE_FAULT: ErrorCodeType = 6;
+/// Power failure.
+pub const POWER_FAIL: ErrorCodeType = 7;
+
+/// `ERROR_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorStatusType {
+    /// Error kind.
+    pub error_code: ErrorCodeType,
+    /// Bytes used in `message`.
+    pub length: ErrorMessageSizeType,
+    /// Process that caused the error.
+    pub failed_process_id: ProcessIdType,
+    /// Address where the error occurred, if known.
+    pub failed_address: SystemAddressType,
+    /// Error message.
+    pub message: ErrorMessageType,
+}
+
+impl Default for ErrorStatusType {
+    fn default() -> Self {
+        Self {
+            error_code: DEADLINE_MISSED,
+            length: 0,
+            failed_process_id: NULL_PROCESS_ID,
+            failed_address: core::ptr::null_mut(),
+            message: [0; MAX_ERROR_MESSAGE_SIZE],
+        }
+    }
+}

@@ -1,0 +1,1083 @@
+//! Checks `include/ARINC653.h` against its Rust mirror `partita_apex::types`.
+//!
+//! * `layout_matches_header`: a C probe, generated from the table in
+//!   [`rust_spec`], is compiled against the header and run.  It prints one
+//!   line per item:
+//!   - `STRUCT size align` for every struct,
+//!   - `STRUCT.FIELD offset size` for every field,
+//!   - `TYPEDEF size align signed` for every scalar typedef (`signed` is
+//!     `1`/`0` for integers and enums, `-` for pointers and arrays),
+//!   - `CONSTANT value` for every enum constant and `#define`.
+//!
+//!   The Rust side computes the same lines with `size_of`, `align_of`,
+//!   `offset_of!` and the constant values; a line missing on either side or
+//!   differing fails the test.
+//! * `inventories_match`: the typedefs, struct fields (in order), enum
+//!   constants and `#define`s found in the header, the items of the table and
+//!   the items declared in `src/types.rs` must be the same sets, so nothing
+//!   escapes the probe.
+//! * `header_compiles_standalone`: the header alone compiles as strict C99
+//!   and C++11; C stubs of the declared services, compiled as C, link with
+//!   and are called from C++ code (proves `extern "C"` and the prototypes).
+//!
+//! Needs `cc` and `c++` on `PATH` (or `CC` / `CXX` set).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::mem::{align_of, offset_of, size_of};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use partita_apex::types;
+
+// ---------------------------------------------------------------------------
+// Rust side: the table of everything the header must contain
+// ---------------------------------------------------------------------------
+
+struct FieldSpec {
+    c_name: String,
+    offset: usize,
+    size: usize,
+}
+
+struct StructSpec {
+    c_name: String,
+    size: usize,
+    align: usize,
+    fields: Vec<FieldSpec>,
+}
+
+struct ScalarSpec {
+    c_name: String,
+    size: usize,
+    align: usize,
+    /// `Some(is_signed)` for integer and enum types, `None` otherwise.
+    signed: Option<bool>,
+}
+
+struct ConstSpec {
+    c_name: String,
+    value: i128,
+}
+
+struct EnumSpec {
+    c_name: String,
+    values: Vec<ConstSpec>,
+}
+
+#[derive(Default)]
+struct Spec {
+    structs: Vec<StructSpec>,
+    scalars: Vec<ScalarSpec>,
+    enums: Vec<EnumSpec>,
+    defines: Vec<ConstSpec>,
+}
+
+/// `ProcessAttributeType` -> `PROCESS_ATTRIBUTE_TYPE`.
+fn upper_snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in camel.chars().enumerate() {
+        if i > 0 && ch.is_ascii_uppercase() {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_uppercase());
+    }
+    out
+}
+
+/// Size of the field selected by `project`.
+fn field_size<T, F>(_project: impl Fn(&T) -> &F) -> usize {
+    size_of::<F>()
+}
+
+macro_rules! structs {
+    ($spec:ident; $($t:ident { $($f:ident),* $(,)? })*) => {$(
+        // Exhaustive pattern: does not compile if the Rust struct has a
+        // field that is not listed here.
+        let _ = |v: types::$t| {
+            let types::$t { $($f: _),* } = v;
+        };
+        $spec.structs.push(StructSpec {
+            c_name: upper_snake(stringify!($t)),
+            size: size_of::<types::$t>(),
+            align: align_of::<types::$t>(),
+            fields: vec![$(FieldSpec {
+                c_name: stringify!($f).to_ascii_uppercase(),
+                offset: offset_of!(types::$t, $f),
+                size: field_size(|s: &types::$t| &s.$f),
+            }),*],
+        });
+    )*};
+}
+
+macro_rules! int_scalars {
+    ($spec:ident; $($t:ident),* $(,)?) => {$(
+        $spec.scalars.push(ScalarSpec {
+            c_name: upper_snake(stringify!($t)),
+            size: size_of::<types::$t>(),
+            align: align_of::<types::$t>(),
+            signed: Some(<types::$t>::checked_sub(0, 1).is_some()),
+        });
+    )*};
+}
+
+macro_rules! other_scalars {
+    ($spec:ident; $($t:ident),* $(,)?) => {$(
+        $spec.scalars.push(ScalarSpec {
+            c_name: upper_snake(stringify!($t)),
+            size: size_of::<types::$t>(),
+            align: align_of::<types::$t>(),
+            signed: None,
+        });
+    )*};
+}
+
+macro_rules! enums {
+    ($spec:ident; $($t:ident { $($c:ident),* $(,)? })*) => {$(
+        int_scalars!($spec; $t);
+        $spec.enums.push(EnumSpec {
+            c_name: upper_snake(stringify!($t)),
+            values: vec![$({
+                let value: types::$t = types::$c;
+                ConstSpec { c_name: stringify!($c).to_string(), value: i128::from(value) }
+            }),*],
+        });
+    )*};
+}
+
+macro_rules! defines {
+    ($spec:ident; $($c:ident),* $(,)?) => {$(
+        $spec.defines.push(ConstSpec {
+            c_name: stringify!($c).to_string(),
+            value: types::$c as i128,
+        });
+    )*};
+}
+
+fn rust_spec() -> Spec {
+    let mut spec = Spec::default();
+
+    structs! { spec;
+        PartitionStatusType {
+            period, duration, identifier, lock_level, operating_mode, start_condition,
+            num_assigned_cores,
+        }
+        ProcessAttributeType {
+            period, time_capacity, entry_point, stack_size, base_priority, deadline, name,
+        }
+        ProcessStatusType { deadline_time, current_priority, process_state, attributes }
+        SamplingPortStatusType { refresh_period, max_message_size, port_direction, last_msg_validity }
+        SamplingPortCurrentStatusType {
+            refresh_period, time_stamp, max_message_size, port_direction, message_age, updated,
+        }
+        QueuingPortStatusType {
+            nb_message, max_nb_message, max_message_size, port_direction, waiting_processes,
+        }
+        BufferStatusType { nb_message, max_nb_message, max_message_size, waiting_processes }
+        BlackboardStatusType { empty_indicator, max_message_size, waiting_processes }
+        SemaphoreStatusType { current_value, maximum_value, waiting_processes }
+        EventStatusType { event_state, waiting_processes }
+        MutexStatusType { mutex_owner, mutex_state, mutex_priority, lock_count, waiting_processes }
+        ErrorStatusType { error_code, length, failed_process_id, failed_address, message }
+    }
+
+    int_scalars! { spec;
+        ApexByte, ApexInteger, ApexUnsigned, ApexLongInteger,
+        MessageSizeType, MessageRangeType, WaitingRangeType, SystemTimeType, ProcessorCoreIdType,
+        PartitionIdType, LockLevelType, NumCoresType,
+        ProcessIdType, ProcessIndexType, StackSizeType, PriorityType,
+        SamplingPortIdType, QueuingPortIdType, BufferIdType, BlackboardIdType,
+        SemaphoreIdType, SemaphoreValueType, EventIdType, MutexIdType, LockCountType,
+        ErrorMessageSizeType,
+    }
+
+    other_scalars! { spec;
+        NameType, SystemAddressType, MessageAddrType, ProcessNameType,
+        SamplingPortNameType, QueuingPortNameType, BufferNameType, BlackboardNameType,
+        SemaphoreNameType, EventNameType, MutexNameType, ErrorMessageType,
+    }
+
+    enums! { spec;
+        ReturnCodeType {
+            NO_ERROR, NO_ACTION, NOT_AVAILABLE, INVALID_PARAM, INVALID_CONFIG, INVALID_MODE,
+            TIMED_OUT,
+        }
+        PortDirectionType { SOURCE, DESTINATION }
+        QueuingDisciplineType { FIFO, PRIORITY }
+        OperatingModeType { IDLE, COLD_START, WARM_START, NORMAL }
+        StartConditionType { NORMAL_START, PARTITION_RESTART, HM_MODULE_RESTART, HM_PARTITION_RESTART }
+        ProcessStateType { DORMANT, READY, RUNNING, WAITING }
+        DeadlineType { SOFT, HARD }
+        ValidityType { INVALID, VALID }
+        UpdatedType { EMPTY_PORT, CONSUMED_MESSAGE, NEW_MESSAGE }
+        AgeType { STALE, FRESH }
+        EmptyIndicatorType { EMPTY, OCCUPIED }
+        EventStateType { DOWN, UP }
+        MutexStateType { AVAILABLE, OWNED }
+        ErrorCodeType {
+            DEADLINE_MISSED, APPLICATION_ERROR, NUMERIC_ERROR, ILLEGAL_REQUEST, STACK_OVERFLOW,
+            MEMORY_VIOLATION, HARDWARE_FAULT, POWER_FAIL,
+        }
+    }
+
+    defines! { spec;
+        SYSTEM_LIMIT_NUMBER_OF_PARTITIONS, SYSTEM_LIMIT_NUMBER_OF_MESSAGES,
+        SYSTEM_LIMIT_MESSAGE_SIZE, SYSTEM_LIMIT_NUMBER_OF_PROCESSES,
+        SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS, SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS,
+        SYSTEM_LIMIT_NUMBER_OF_BUFFERS, SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS,
+        SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES, SYSTEM_LIMIT_NUMBER_OF_EVENTS,
+        SYSTEM_LIMIT_NUMBER_OF_MUTEXES,
+        MAX_NAME_LENGTH, INFINITE_TIME_VALUE, CORE_AFFINITY_NO_PREFERENCE,
+        MAX_NUMBER_OF_PROCESSES, MIN_PRIORITY_VALUE, MAX_PRIORITY_VALUE, MAX_LOCK_LEVEL,
+        NULL_PROCESS_ID,
+        MAX_NUMBER_OF_SAMPLING_PORTS, MAX_NUMBER_OF_QUEUING_PORTS, MAX_NUMBER_OF_BUFFERS,
+        MAX_NUMBER_OF_BLACKBOARDS, MAX_NUMBER_OF_SEMAPHORES, MAX_SEMAPHORE_VALUE,
+        MAX_NUMBER_OF_EVENTS, MAX_NUMBER_OF_MUTEXES, NULL_MUTEX_ID, NO_MUTEX_OWNED,
+        PREEMPTION_LOCK_MUTEX, MAX_ERROR_MESSAGE_SIZE,
+    }
+
+    spec
+}
+
+/// The lines the probe must print, keyed by their first word.
+fn expected_lines(spec: &Spec) -> BTreeMap<String, String> {
+    let mut lines = BTreeMap::new();
+    let mut add = |key: String, value: String| {
+        assert!(
+            lines.insert(key.clone(), value).is_none(),
+            "table lists `{key}` twice"
+        );
+    };
+    for s in &spec.structs {
+        add(s.c_name.clone(), format!("{} {}", s.size, s.align));
+        for f in &s.fields {
+            add(
+                format!("{}.{}", s.c_name, f.c_name),
+                format!("{} {}", f.offset, f.size),
+            );
+        }
+    }
+    for t in &spec.scalars {
+        let signed = match t.signed {
+            Some(true) => "1",
+            Some(false) => "0",
+            None => "-",
+        };
+        add(
+            t.c_name.clone(),
+            format!("{} {} {}", t.size, t.align, signed),
+        );
+    }
+    for c in spec
+        .enums
+        .iter()
+        .flat_map(|e| &e.values)
+        .chain(&spec.defines)
+    {
+        add(c.c_name.clone(), c.value.to_string());
+    }
+    lines
+}
+
+/// C source of the probe printing the lines of [`expected_lines`].
+fn probe_source(spec: &Spec) -> String {
+    let mut src = String::from(
+        "#include <stddef.h>\n\
+         #include <stdio.h>\n\
+         #include \"ARINC653.h\"\n\
+         \n\
+         #define IS_SIGNED(T) ((T)~(T)0 < (T)1)\n\
+         \n\
+         int main(void)\n\
+         {\n",
+    );
+    for s in &spec.structs {
+        let n = &s.c_name;
+        writeln!(
+            src,
+            "    printf(\"%s %zu %zu\\n\", \"{n}\", sizeof({n}), _Alignof({n}));"
+        )
+        .unwrap();
+        for f in &s.fields {
+            let fname = &f.c_name;
+            writeln!(
+                src,
+                "    printf(\"%s %zu %zu\\n\", \"{n}.{fname}\", offsetof({n}, {fname}), \
+                 sizeof((({n} *)0)->{fname}));"
+            )
+            .unwrap();
+        }
+    }
+    for t in &spec.scalars {
+        let n = &t.c_name;
+        if t.signed.is_some() {
+            writeln!(
+                src,
+                "    printf(\"%s %zu %zu %d\\n\", \"{n}\", sizeof({n}), _Alignof({n}), \
+                 IS_SIGNED({n}) ? 1 : 0);"
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                src,
+                "    printf(\"%s %zu %zu -\\n\", \"{n}\", sizeof({n}), _Alignof({n}));"
+            )
+            .unwrap();
+        }
+    }
+    for c in spec
+        .enums
+        .iter()
+        .flat_map(|e| &e.values)
+        .chain(&spec.defines)
+    {
+        let n = &c.c_name;
+        writeln!(
+            src,
+            "    printf(\"%s %lld\\n\", \"{n}\", (long long)({n}));"
+        )
+        .unwrap();
+    }
+    src.push_str("    return 0;\n}\n");
+    src
+}
+
+fn parse_probe_output(stdout: &str) -> BTreeMap<String, String> {
+    let mut lines = BTreeMap::new();
+    for line in stdout.lines() {
+        let (key, value) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("malformed probe line {line:?}"));
+        assert!(
+            lines
+                .insert(key.to_string(), value.trim().to_string())
+                .is_none(),
+            "probe printed `{key}` twice"
+        );
+    }
+    lines
+}
+
+// ---------------------------------------------------------------------------
+// Compiler plumbing
+// ---------------------------------------------------------------------------
+
+fn include_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include");
+    dir.canonicalize()
+        .unwrap_or_else(|e| panic!("include directory {} not found: {e}", dir.display()))
+}
+
+fn header_path() -> PathBuf {
+    include_dir().join("ARINC653.h")
+}
+
+/// A scratch directory, removed on success and kept (for inspection) when
+/// the test fails.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("partita-apex-layout-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        Scratch(dir)
+    }
+
+    fn write(&self, file: &str, contents: &str) -> PathBuf {
+        let path = self.0.join(file);
+        std::fs::write(&path, contents)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        path
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("scratch files kept in {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// `$CC` / `$CXX` split into program and arguments, or the default.
+fn compiler(var: &str, default: &str) -> Command {
+    let line = std::env::var(var)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| default.to_string());
+    let mut words = line.split_whitespace();
+    let mut cmd = Command::new(words.next().unwrap());
+    cmd.args(words);
+    cmd
+}
+
+fn cc() -> Command {
+    compiler("CC", "cc")
+}
+
+fn cxx() -> Command {
+    compiler("CXX", "c++")
+}
+
+/// Runs `cmd`, failing the test with its output unless it succeeds.
+fn run(what: &str, cmd: &mut Command) -> Output {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let output = match cmd.output() {
+        Ok(output) => output,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+            "{what}: `{program}` not found on PATH ({e}). This test needs a C compiler \
+             (`cc`) and a C++ compiler (`c++`), e.g. gcc and g++; set CC / CXX to use others."
+        ),
+        Err(e) => panic!("{what}: cannot run `{program}`: {e}"),
+    };
+    if !output.status.success() {
+        panic!(
+            "{what} failed ({}):\n{cmd:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+    }
+    output
+}
+
+// ---------------------------------------------------------------------------
+// Test 1: sizes, alignments, offsets and values
+// ---------------------------------------------------------------------------
+
+#[test]
+fn layout_matches_header() {
+    let spec = rust_spec();
+    let expected = expected_lines(&spec);
+
+    let scratch = Scratch::new("probe");
+    let source = scratch.write("probe.c", &probe_source(&spec));
+    let binary = scratch.path("probe");
+    run(
+        "compiling the layout probe",
+        cc().args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
+            .arg(include_dir())
+            .arg(&source)
+            .arg("-o")
+            .arg(&binary),
+    );
+    let output = run("running the layout probe", &mut Command::new(&binary));
+    let actual = parse_probe_output(&String::from_utf8(output.stdout).expect("UTF-8 output"));
+
+    let mut problems = Vec::new();
+    for (key, want) in &expected {
+        match actual.get(key) {
+            None => problems.push(format!("missing in C probe output: {key} (Rust: {want})")),
+            Some(got) if got != want => problems.push(format!(
+                "mismatch: {key}: C says `{got}`, Rust says `{want}`"
+            )),
+            Some(_) => {}
+        }
+    }
+    for (key, got) in &actual {
+        if !expected.contains_key(key) {
+            problems.push(format!("missing on the Rust side: {key} (C: {got})"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "ARINC653.h and partita_apex::types disagree ({} problems):\n  {}",
+        problems.len(),
+        problems.join("\n  ")
+    );
+
+    let fields: usize = spec.structs.iter().map(|s| s.fields.len()).sum();
+    let constants: usize =
+        spec.enums.iter().map(|e| e.values.len()).sum::<usize>() + spec.defines.len();
+    eprintln!(
+        "checked {} structs ({fields} fields), {} scalar typedefs ({} enums), \
+         {constants} constants: {} lines",
+        spec.structs.len(),
+        spec.scalars.len(),
+        spec.enums.len(),
+        expected.len()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Test 2: nothing in the header or in types.rs escapes the table
+// ---------------------------------------------------------------------------
+
+/// What a header declares, as found by [`scan_header`].
+#[derive(Default, Debug)]
+struct HeaderInventory {
+    /// Struct typedef -> field names in order.
+    structs: BTreeMap<String, Vec<String>>,
+    /// Every non-struct typedef, enums included.
+    scalars: BTreeSet<String>,
+    /// Enum typedef -> constant names in order.
+    enums: BTreeMap<String, Vec<String>>,
+    /// `#define`s with a value (the include guard has none).
+    defines: BTreeSet<String>,
+}
+
+/// Removes comments; string literals become `""`.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    if prev == '*' && c == '/' {
+                        break;
+                    }
+                    prev = c;
+                }
+                out.push(' ');
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    if !escaped && c == '"' {
+                        break;
+                    }
+                    escaped = !escaped && c == '\\';
+                }
+                out.push_str("\"\"");
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn tokenize(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c.is_ascii_alphanumeric() || c == '_' {
+            let mut word = String::new();
+            while let Some(&c) = chars.peek() {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            tokens.push(word);
+        } else if c == '"' {
+            chars.next();
+            chars.next();
+            tokens.push("\"\"".to_string());
+        } else {
+            tokens.push(c.to_string());
+            chars.next();
+        }
+    }
+    tokens
+}
+
+fn is_ident(token: &str) -> bool {
+    token
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+}
+
+/// Declared name in a declarator: the identifier before `[`, else the last.
+fn declared_name(tokens: &[String]) -> String {
+    let end = tokens.iter().position(|t| t == "[").unwrap_or(tokens.len());
+    tokens[..end]
+        .iter()
+        .rev()
+        .find(|t| is_ident(t))
+        .unwrap_or_else(|| panic!("no name in declaration {tokens:?}"))
+        .clone()
+}
+
+/// Splits `{ ... } NAME` (the tokens after `struct`/`enum`) into the body
+/// and the typedef name.
+fn braced_body(tokens: &[String]) -> (&[String], String) {
+    assert_eq!(
+        tokens.first().map(String::as_str),
+        Some("{"),
+        "expected an anonymous struct/enum body in {tokens:?}"
+    );
+    let close = tokens
+        .iter()
+        .position(|t| t == "}")
+        .unwrap_or_else(|| panic!("unterminated body in {tokens:?}"));
+    assert!(
+        !tokens[1..close].iter().any(|t| t == "{"),
+        "nested bodies are not supported: {tokens:?}"
+    );
+    (&tokens[1..close], declared_name(&tokens[close + 1..]))
+}
+
+fn scan_header(text: &str) -> HeaderInventory {
+    let mut inv = HeaderInventory::default();
+    let text = strip_comments(text);
+
+    let mut code = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(directive) = trimmed.strip_prefix('#') {
+            let words: Vec<&str> = directive.split_whitespace().collect();
+            if words.first() == Some(&"define") {
+                let name = words.get(1).expect("#define without a name");
+                assert!(!name.contains('('), "function-like macro {name}");
+                if words.len() > 2 {
+                    inv.defines.insert((*name).to_string());
+                }
+            }
+        } else {
+            code.push_str(line);
+            code.push('\n');
+        }
+    }
+
+    let tokens = tokenize(&code);
+    let mut i = 0;
+    while i < tokens.len() {
+        if tokens[i] != "typedef" {
+            i += 1;
+            continue;
+        }
+        let mut depth = 0i32;
+        let mut end = i + 1;
+        while end < tokens.len() {
+            match tokens[end].as_str() {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                ";" if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let decl = &tokens[i + 1..end];
+        assert!(
+            !decl.iter().any(|t| t == "("),
+            "function-pointer typedefs are not supported by the scanner: {decl:?}"
+        );
+        match decl.first().map(String::as_str) {
+            Some("struct") => {
+                let (body, name) = braced_body(&decl[1..]);
+                let fields = body
+                    .split(|t| t == ";")
+                    .filter(|member| !member.is_empty())
+                    .map(declared_name)
+                    .collect();
+                inv.structs.insert(name, fields);
+            }
+            Some("enum") => {
+                let (body, name) = braced_body(&decl[1..]);
+                let constants = body
+                    .split(|t| t == ",")
+                    .filter(|part| !part.is_empty())
+                    .map(|part| part[0].clone())
+                    .collect();
+                inv.scalars.insert(name.clone());
+                inv.enums.insert(name, constants);
+            }
+            Some("union") => panic!("unions are not supported by the scanner: {decl:?}"),
+            _ => {
+                inv.scalars.insert(declared_name(decl));
+            }
+        }
+        i = end + 1;
+    }
+    inv
+}
+
+/// Names declared at the top level of `src/types.rs`: (structs, type
+/// aliases, constants), as C names.
+fn scan_types_rs(text: &str) -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
+    let (mut structs, mut aliases, mut consts) =
+        (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    for line in text.lines() {
+        let name_after = |prefix: &str| {
+            line.strip_prefix(prefix).map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+        };
+        if let Some(name) = name_after("pub struct ") {
+            structs.insert(upper_snake(&name));
+        } else if let Some(name) = name_after("pub type ") {
+            aliases.insert(upper_snake(&name));
+        } else if line.starts_with("pub const fn ") {
+            // Helpers are not part of the C interface.
+        } else if let Some(name) = name_after("pub const ") {
+            consts.insert(name);
+        } else if ["pub enum ", "pub union ", "pub static "]
+            .iter()
+            .any(|p| line.starts_with(p))
+        {
+            panic!("types.rs: item kind not covered by the layout test: {line}");
+        }
+    }
+    (structs, aliases, consts)
+}
+
+fn compare_sets<'a>(
+    problems: &mut Vec<String>,
+    what: &str,
+    (left_name, left): (&str, impl IntoIterator<Item = &'a String>),
+    (right_name, right): (&str, impl IntoIterator<Item = &'a String>),
+) {
+    let left: BTreeSet<&String> = left.into_iter().collect();
+    let right: BTreeSet<&String> = right.into_iter().collect();
+    for name in left.difference(&right) {
+        problems.push(format!(
+            "{what} `{name}` is in {left_name} but not in {right_name}"
+        ));
+    }
+    for name in right.difference(&left) {
+        problems.push(format!(
+            "{what} `{name}` is in {right_name} but not in {left_name}"
+        ));
+    }
+}
+
+#[test]
+fn inventories_match() {
+    let header_text = std::fs::read_to_string(header_path()).expect("read ARINC653.h");
+    let header = scan_header(&header_text);
+    let spec = rust_spec();
+    let (rs_structs, rs_aliases, rs_consts) = scan_types_rs(include_str!("../src/types.rs"));
+
+    // Sanity: the scanner found something at all.
+    assert!(
+        header.structs.len() >= 10 && header.enums.len() >= 10 && header.defines.len() >= 20,
+        "header scan looks wrong: {header:?}"
+    );
+
+    let mut problems = Vec::new();
+    let h = "ARINC653.h";
+    let t = "the layout table";
+    let r = "types.rs";
+
+    // Structs and their fields, in order.
+    let table_structs: BTreeMap<String, Vec<String>> = spec
+        .structs
+        .iter()
+        .map(|s| {
+            let fields = s.fields.iter().map(|f| f.c_name.clone()).collect();
+            (s.c_name.clone(), fields)
+        })
+        .collect();
+    compare_sets(
+        &mut problems,
+        "struct",
+        (h, header.structs.keys()),
+        (t, table_structs.keys()),
+    );
+    compare_sets(
+        &mut problems,
+        "struct",
+        (t, table_structs.keys()),
+        (r, &rs_structs),
+    );
+    for (name, fields) in &header.structs {
+        if let Some(listed) = table_structs.get(name) {
+            if listed != fields {
+                problems.push(format!(
+                    "struct `{name}`: fields in {h} are {fields:?}, in {t} {listed:?}"
+                ));
+            }
+        }
+    }
+
+    // Scalar typedefs (enums included).
+    let table_scalars: BTreeSet<String> = spec.scalars.iter().map(|s| s.c_name.clone()).collect();
+    compare_sets(
+        &mut problems,
+        "typedef",
+        (h, &header.scalars),
+        (t, &table_scalars),
+    );
+    compare_sets(
+        &mut problems,
+        "typedef",
+        (t, &table_scalars),
+        (r, &rs_aliases),
+    );
+
+    // Enum constants, per enum and in order.
+    let table_enums: BTreeMap<String, Vec<String>> = spec
+        .enums
+        .iter()
+        .map(|e| {
+            let values = e.values.iter().map(|c| c.c_name.clone()).collect();
+            (e.c_name.clone(), values)
+        })
+        .collect();
+    compare_sets(
+        &mut problems,
+        "enum",
+        (h, header.enums.keys()),
+        (t, table_enums.keys()),
+    );
+    for (name, constants) in &header.enums {
+        if let Some(listed) = table_enums.get(name) {
+            if listed != constants {
+                problems.push(format!(
+                    "enum `{name}`: constants in {h} are {constants:?}, in {t} {listed:?}"
+                ));
+            }
+        }
+    }
+
+    // #defines, and all constants against types.rs.
+    let table_defines: BTreeSet<String> = spec.defines.iter().map(|c| c.c_name.clone()).collect();
+    compare_sets(
+        &mut problems,
+        "#define",
+        (h, &header.defines),
+        (t, &table_defines),
+    );
+    let table_consts: BTreeSet<String> = table_enums
+        .values()
+        .flatten()
+        .cloned()
+        .chain(table_defines.iter().cloned())
+        .collect();
+    compare_sets(
+        &mut problems,
+        "constant",
+        (t, &table_consts),
+        (r, &rs_consts),
+    );
+
+    assert!(
+        problems.is_empty(),
+        "inventories differ ({} problems):\n  {}",
+        problems.len(),
+        problems.join("\n  ")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Test 3: the header stands alone in strict C99 and C++11
+// ---------------------------------------------------------------------------
+
+/// C definitions of the declared services: conflicting with a prototype is
+/// an error.  They check their inputs and write recognisable outputs.
+const SERVICES_C: &str = r#"#include "ARINC653.h"
+#include "ARINC653.h" /* twice: include guard */
+
+void GET_PARTITION_STATUS(PARTITION_STATUS_TYPE *PARTITION_STATUS,
+                          RETURN_CODE_TYPE *RETURN_CODE)
+{
+    PARTITION_STATUS->PERIOD = 1000;
+    PARTITION_STATUS->DURATION = 500;
+    PARTITION_STATUS->IDENTIFIER = 3;
+    PARTITION_STATUS->LOCK_LEVEL = 0;
+    PARTITION_STATUS->OPERATING_MODE = COLD_START;
+    PARTITION_STATUS->START_CONDITION = NORMAL_START;
+    PARTITION_STATUS->NUM_ASSIGNED_CORES = 1;
+    *RETURN_CODE = NO_ERROR;
+}
+
+void SET_PARTITION_MODE(OPERATING_MODE_TYPE OPERATING_MODE,
+                        RETURN_CODE_TYPE *RETURN_CODE)
+{
+    *RETURN_CODE = OPERATING_MODE == NORMAL ? NO_ERROR : INVALID_PARAM;
+}
+
+void GET_TIME(SYSTEM_TIME_TYPE *SYSTEM_TIME, RETURN_CODE_TYPE *RETURN_CODE)
+{
+    *SYSTEM_TIME = 123456789012LL;
+    *RETURN_CODE = NO_ERROR;
+}
+
+void CREATE_PROCESS(PROCESS_ATTRIBUTE_TYPE *ATTRIBUTES,
+                    PROCESS_ID_TYPE *PROCESS_ID, RETURN_CODE_TYPE *RETURN_CODE)
+{
+    if (ATTRIBUTES->BASE_PRIORITY < MIN_PRIORITY_VALUE ||
+        ATTRIBUTES->BASE_PRIORITY > MAX_PRIORITY_VALUE ||
+        ATTRIBUTES->PERIOD != INFINITE_TIME_VALUE) {
+        *RETURN_CODE = INVALID_PARAM;
+        return;
+    }
+    *PROCESS_ID = 7;
+    *RETURN_CODE = NO_ERROR;
+}
+
+void START(PROCESS_ID_TYPE PROCESS_ID, RETURN_CODE_TYPE *RETURN_CODE)
+{
+    *RETURN_CODE = PROCESS_ID == 7 ? NO_ERROR : INVALID_PARAM;
+}
+
+void PERIODIC_WAIT(RETURN_CODE_TYPE *RETURN_CODE)
+{
+    *RETURN_CODE = INVALID_MODE;
+}
+
+void GET_MY_ID(PROCESS_ID_TYPE *PROCESS_ID, RETURN_CODE_TYPE *RETURN_CODE)
+{
+    *PROCESS_ID = 7;
+    *RETURN_CODE = NO_ERROR;
+}
+
+void REPORT_APPLICATION_MESSAGE(MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+                                MESSAGE_SIZE_TYPE LENGTH,
+                                RETURN_CODE_TYPE *RETURN_CODE)
+{
+    *RETURN_CODE = (LENGTH == 5 && MESSAGE_ADDR[0] == 'h') ? NO_ERROR
+                                                           : INVALID_PARAM;
+}
+"#;
+
+/// C++ caller of every declared service; links only if they have C linkage.
+const CALLER_CPP: &str = r#"#include "ARINC653.h"
+#include "ARINC653.h" /* twice: include guard */
+#include <cstdio>
+#include <cstring>
+
+static int failures = 0;
+
+static void expect(bool ok, const char *what)
+{
+    if (!ok) {
+        std::printf("FAILED: %s\n", what);
+        ++failures;
+    }
+}
+
+int main()
+{
+    RETURN_CODE_TYPE rc = TIMED_OUT;
+
+    PARTITION_STATUS_TYPE status;
+    GET_PARTITION_STATUS(&status, &rc);
+    expect(rc == NO_ERROR && status.PERIOD == 1000 && status.DURATION == 500 &&
+               status.IDENTIFIER == 3 && status.OPERATING_MODE == COLD_START &&
+               status.NUM_ASSIGNED_CORES == 1,
+           "GET_PARTITION_STATUS");
+
+    SET_PARTITION_MODE(NORMAL, &rc);
+    expect(rc == NO_ERROR, "SET_PARTITION_MODE");
+
+    SYSTEM_TIME_TYPE now = 0;
+    GET_TIME(&now, &rc);
+    expect(rc == NO_ERROR && now == 123456789012LL, "GET_TIME");
+
+    PROCESS_ATTRIBUTE_TYPE attributes;
+    std::memset(&attributes, 0, sizeof attributes);
+    attributes.PERIOD = INFINITE_TIME_VALUE;
+    attributes.TIME_CAPACITY = INFINITE_TIME_VALUE;
+    attributes.STACK_SIZE = 16384;
+    attributes.BASE_PRIORITY = MIN_PRIORITY_VALUE;
+    attributes.DEADLINE = SOFT;
+    std::strncpy(attributes.NAME, "worker", MAX_NAME_LENGTH);
+    PROCESS_ID_TYPE pid = NULL_PROCESS_ID;
+    CREATE_PROCESS(&attributes, &pid, &rc);
+    expect(rc == NO_ERROR && pid == 7, "CREATE_PROCESS");
+
+    START(pid, &rc);
+    expect(rc == NO_ERROR, "START");
+
+    PERIODIC_WAIT(&rc);
+    expect(rc == INVALID_MODE, "PERIODIC_WAIT");
+
+    PROCESS_ID_TYPE me = NULL_PROCESS_ID;
+    GET_MY_ID(&me, &rc);
+    expect(rc == NO_ERROR && me == 7, "GET_MY_ID");
+
+    APEX_BYTE message[] = {'h', 'e', 'l', 'l', 'o'};
+    REPORT_APPLICATION_MESSAGE(message, sizeof message, &rc);
+    expect(rc == NO_ERROR, "REPORT_APPLICATION_MESSAGE");
+
+    return failures == 0 ? 0 : 1;
+}
+"#;
+
+#[test]
+fn header_compiles_standalone() {
+    let scratch = Scratch::new("standalone");
+    let include = include_dir();
+
+    // The header on its own, as the first and only thing in a translation
+    // unit, in strict C99 and C++11.
+    let only_c = scratch.write("only.c", "#include \"ARINC653.h\"\n");
+    run(
+        "compiling ARINC653.h alone as strict C99",
+        cc().args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+            .args(["-fsyntax-only", "-I"])
+            .arg(&include)
+            .arg(&only_c),
+    );
+    let only_cpp = scratch.write("only.cpp", "#include \"ARINC653.h\"\n");
+    run(
+        "compiling ARINC653.h alone as C++11",
+        cxx()
+            .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+            .args(["-fsyntax-only", "-I"])
+            .arg(&include)
+            .arg(&only_cpp),
+    );
+
+    // C definitions against the prototypes, called from C++.
+    let services_c = scratch.write("services.c", SERVICES_C);
+    let services_o = scratch.path("services.o");
+    run(
+        "compiling C service stubs (C99)",
+        cc().args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+            .args(["-Wmissing-prototypes", "-c", "-I"])
+            .arg(&include)
+            .arg(&services_c)
+            .arg("-o")
+            .arg(&services_o),
+    );
+    let caller_cpp = scratch.write("caller.cpp", CALLER_CPP);
+    let caller_o = scratch.path("caller.o");
+    run(
+        "compiling the C++11 caller",
+        cxx()
+            .args([
+                "-std=c++11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-c",
+            ])
+            .arg("-I")
+            .arg(&include)
+            .arg(&caller_cpp)
+            .arg("-o")
+            .arg(&caller_o),
+    );
+    let linked = scratch.path("linked");
+    run(
+        "linking the C++ caller with the C services (extern \"C\")",
+        cxx().arg(&caller_o).arg(&services_o).arg("-o").arg(&linked),
+    );
+    run(
+        "running the C++ caller of the C services",
+        &mut Command::new(&linked),
+    );
+}

@@ -1,0 +1,258 @@
+//! Shared helpers of the end-to-end tests: building the C test partitions with `partita cc`,
+//! writing module files, running `partita`, and parsing the partitions' reports.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// The `partita` binary under test.
+pub fn partita() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_partita"))
+}
+
+/// Runs end-to-end tests one at a time: they use real-time priorities on the same cores.
+pub fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether the host can run modules with every backend; otherwise the reason. When
+/// `PARTITA_REQUIRE_ALL=1` (CI), a missing capability fails the test instead of skipping it.
+pub fn capable() -> Result<(), String> {
+    let reason = if !is_root() {
+        Some("needs root (cgroups, namespaces, SCHED_FIFO)")
+    } else if !Path::new("/sys/fs/cgroup/freezer").exists()
+        && !Path::new("/sys/fs/cgroup/cgroup.freeze").exists()
+        && !Path::new("/sys/fs/cgroup/unified").exists()
+    {
+        Some("no cgroup freezer")
+    } else {
+        None
+    };
+    match reason {
+        None => Ok(()),
+        Some(r) if std::env::var("PARTITA_REQUIRE_ALL").as_deref() == Ok("1") => {
+            panic!("required capability missing: {r}")
+        }
+        Some(r) => Err(r.to_string()),
+    }
+}
+
+/// Prints the standard skip line (the test then returns).
+pub fn skip(test: &str, reason: &str) {
+    println!("SKIPPED {test}: {reason}");
+    eprintln!("SKIPPED {test}: {reason}");
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .map(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(2) == Some("0"))
+                .unwrap_or(false)
+        })
+        .unwrap_or(false)
+}
+
+/// Repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Builds the C test partition `tests/partitions/<name>.c` once; returns the executable.
+pub fn partition_exe(name: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("partitions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join(name);
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    if !built.iter().any(|b| b == name) {
+        let src = repo().join("tests/partitions").join(format!("{name}.c"));
+        let out = partita()
+            .args(["cc", "-O2", "-Wall", "-Werror"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "partita cc {}: {}{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        built.push(name.to_string());
+    }
+    exe
+}
+
+/// One partition of a generated module.
+pub struct Part<'a> {
+    pub name: &'a str,
+    pub exe: PathBuf,
+    /// Windows as (start_ms, duration_ms).
+    pub windows: Vec<(u64, u64)>,
+    /// Extra arguments after the window-check ones.
+    pub extra: Vec<String>,
+}
+
+/// Writes a module whose partitions each get the window-check arguments
+/// (`NAME FRAME_NS START:DUR,...`) for their own windows; returns its path.
+pub fn write_module(dir: &Path, name: &str, frame_ms: u64, parts: &[Part]) -> PathBuf {
+    let ns = |ms: u64| ms * 1_000_000;
+    let secs = |ms: u64| format!("{}", ms as f64 / 1000.0);
+    let mut x = format!(
+        "<?xml version=\"1.0\"?>\n<ARINC_653_Module xmlns:partita=\"urn:partita:1\" ModuleName=\"{name}\">\n"
+    );
+    for (i, p) in parts.iter().enumerate() {
+        let wins: Vec<String> = p
+            .windows
+            .iter()
+            .map(|&(s, d)| format!("{}:{}", ns(s), ns(d)))
+            .collect();
+        x += &format!(
+            "  <Partition PartitionIdentifier=\"{}\" PartitionName=\"{}\" Criticality=\"LEVEL_C\" SystemPartition=\"false\" EntryPoint=\"main\">\n    <partita:Executable path=\"{}\">\n      <partita:Arg>{}</partita:Arg><partita:Arg>{}</partita:Arg><partita:Arg>{}</partita:Arg>\n",
+            i + 1,
+            p.name,
+            p.exe.display(),
+            p.name,
+            ns(frame_ms),
+            wins.join(",")
+        );
+        for e in &p.extra {
+            x += &format!("      <partita:Arg>{e}</partita:Arg>\n");
+        }
+        x += "    </partita:Executable>\n  </Partition>\n";
+    }
+    x += &format!(
+        "  <Module_Schedule MajorFrameSeconds=\"{}\">\n",
+        secs(frame_ms)
+    );
+    let mut wid = 1;
+    for (i, p) in parts.iter().enumerate() {
+        let dur: u64 = p.windows.iter().map(|w| w.1).sum();
+        x += &format!(
+            "    <Partition_Schedule PartitionIdentifier=\"{}\" PartitionName=\"{}\" PeriodSeconds=\"{}\" PeriodDurationSeconds=\"{}\">\n",
+            i + 1,
+            p.name,
+            secs(frame_ms),
+            secs(dur)
+        );
+        for &(s, d) in &p.windows {
+            x += &format!(
+                "      <Window_Schedule WindowIdentifier=\"{wid}\" WindowStartSeconds=\"{}\" WindowDurationSeconds=\"{}\" PartitionPeriodStart=\"{}\"/>\n",
+                secs(s),
+                secs(d),
+                wid == 1 || s == p.windows[0].0
+            );
+            wid += 1;
+        }
+        x += "    </Partition_Schedule>\n";
+    }
+    x += "  </Module_Schedule>\n</ARINC_653_Module>\n";
+    let path = dir.join(format!("{name}.xml"));
+    std::fs::write(&path, x).unwrap();
+    path
+}
+
+/// The last CHECK report of every (partition, role): (samples, outside, worst_ns).
+pub fn checks(stdout: &str) -> Vec<(String, String, u64, u64, u64)> {
+    let mut last: Vec<(String, String, u64, u64, u64)> = Vec::new();
+    for line in stdout.lines() {
+        let Some(i) = line.find("CHECK ") else {
+            continue;
+        };
+        let f: Vec<&str> = line[i + 6..].split_whitespace().collect();
+        if f.len() < 5 {
+            continue;
+        }
+        let num = |s: &str| {
+            s.split('=')
+                .nth(1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        let rec = (
+            f[0].to_string(),
+            f[1].to_string(),
+            num(f[2]),
+            num(f[3]),
+            num(f[4]),
+        );
+        match last.iter_mut().find(|r| r.0 == rec.0 && r.1 == rec.1) {
+            Some(r) => *r = rec,
+            None => last.push(rec),
+        }
+    }
+    last
+}
+
+/// Text of a finished command, for assertion messages.
+pub fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// PIDs of live processes whose command line contains `token`.
+pub fn processes_with(token: &str) -> Vec<i32> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmd).contains(token) {
+                // Zombies have no cmdline left; a live match is a leftover.
+                v.push(pid);
+            }
+        }
+    }
+    v
+}
+
+/// cgroup directories of the run of manager `pid` (named `partita/<pid>-<time>`) still present.
+pub fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    partita_cgroups()
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{pid}-")))
+        })
+        .collect()
+}
+
+/// cgroup directories left under any `partita/` hierarchy.
+pub fn partita_cgroups() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir("/sys/fs/cgroup")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let p = e.path().join("partita");
+        if let Ok(rd) = std::fs::read_dir(&p) {
+            for r in rd.flatten() {
+                if r.path().is_dir() {
+                    v.push(r.path());
+                }
+            }
+        }
+    }
+    v
+}

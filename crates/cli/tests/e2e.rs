@@ -1,0 +1,334 @@
+//! End-to-end tests: real modules run by the `partita` binary, checked from the partitions'
+//! own clocks and from the host (processes, cgroups) afterwards.
+
+mod common;
+
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const BACKENDS: &[&str] = &["signals", "freezer-v1", "freezer-v2"];
+/// A partition seen running this far (ns) outside its windows fails the test. Real overruns
+/// are tens of microseconds; an unconfined partition shows tens of milliseconds.
+const WORST_ALLOWED_NS: u64 = 3_000_000;
+
+fn confinement_module(dir: &std::path::Path, token: &str, hostile: bool) -> std::path::PathBuf {
+    let good = partition_exe("window_check");
+    let mut parts = vec![
+        Part {
+            name: "good",
+            exe: good.clone(),
+            windows: vec![(0, 20), (50, 10)],
+            extra: vec![token.into()],
+        },
+        Part {
+            name: "other",
+            exe: good,
+            windows: vec![(25, 20)],
+            extra: vec![token.into()],
+        },
+    ];
+    if hostile {
+        parts.push(Part {
+            name: "hostile",
+            exe: partition_exe("hostile"),
+            windows: vec![(65, 25)],
+            extra: vec![token.into()],
+        });
+    }
+    write_module(
+        dir,
+        if hostile { "hostile" } else { "confined" },
+        100,
+        &parts,
+    )
+}
+
+fn assert_confined(out: &std::process::Output, expect: &[(&str, usize)]) {
+    let all = String::from_utf8_lossy(&out.stdout).to_string();
+    let checks = checks(&all);
+    for &(name, roles) in expect {
+        let mine: Vec<_> = checks.iter().filter(|c| c.0 == name).collect();
+        assert_eq!(
+            mine.len(),
+            roles,
+            "{name}: expected {roles} reporting roles\n{}",
+            text(out)
+        );
+        for c in mine {
+            assert!(
+                c.2 > 1000,
+                "{name}/{}: too few samples ({})\n{}",
+                c.1,
+                c.2,
+                text(out)
+            );
+            assert!(
+                c.4 < WORST_ALLOWED_NS,
+                "{name}/{} ran {} us outside its windows\n{}",
+                c.1,
+                c.4 / 1000,
+                text(out)
+            );
+        }
+    }
+}
+
+#[test]
+fn partitions_run_only_in_their_windows_with_every_backend() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip(
+            "partitions_run_only_in_their_windows_with_every_backend",
+            &r,
+        );
+    }
+    for backend in BACKENDS {
+        let dir = scratch(&format!("confined-{backend}"));
+        let token = format!("tok-confined-{backend}-{}", std::process::id());
+        let module = confinement_module(&dir, &token, false);
+        let out = partita()
+            .args(["run", "--duration", "2s", "--backend", backend])
+            .arg(&module)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("backend {backend}")),
+            "{}",
+            text(&out)
+        );
+        assert_confined(&out, &[("good", 1), ("other", 1)]);
+        assert!(
+            processes_with(&token).is_empty(),
+            "leftover processes after {backend}"
+        );
+    }
+}
+
+#[test]
+fn hostile_partition_is_confined_with_every_backend() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("hostile_partition_is_confined_with_every_backend", &r);
+    }
+    for backend in BACKENDS {
+        let dir = scratch(&format!("hostile-{backend}"));
+        let token = format!("tok-hostile-{backend}-{}", std::process::id());
+        let module = confinement_module(&dir, &token, true);
+        let out = partita()
+            .args(["run", "--duration", "2s", "--backend", backend])
+            .arg(&module)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        // main + forked child + 3 threads, all confined; the neighbours too.
+        assert_confined(&out, &[("good", 1), ("other", 1), ("hostile", 5)]);
+        assert!(
+            processes_with(&token).is_empty(),
+            "leftover processes after {backend}: {:?}",
+            processes_with(&token)
+        );
+    }
+}
+
+#[test]
+fn hello_runs_and_stops_cleanly() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("hello_runs_and_stops_cleanly", &r);
+    }
+    let dir = scratch("hello");
+    let child = partita()
+        .args(["run", "--duration", "1500ms", "--log-dir"])
+        .arg(dir.join("logs"))
+        .arg("--json")
+        .arg(dir.join("report.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("hello from alpha"), "{}", text(&out));
+    assert!(stdout.contains("hello from beta"), "{}", text(&out));
+    assert!(stdout.contains("application message"), "{}", text(&out));
+    let alpha_log = std::fs::read_to_string(dir.join("logs/alpha.log")).unwrap();
+    assert!(alpha_log.contains("hello from alpha"));
+    assert!(!alpha_log.contains("hello from beta"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["partitions"][0]["mode"], "NORMAL", "{report}");
+    assert!(
+        report["partitions"][0]["windows"].as_u64().unwrap() >= 5,
+        "{report}"
+    );
+    assert!(report["leftovers"].as_array().unwrap().is_empty());
+    assert!(
+        cgroups_of(pid).is_empty(),
+        "cgroups left: {:?}",
+        cgroups_of(pid)
+    );
+}
+
+/// Starts a long-running module and waits until every partition has printed a CHECK line.
+fn start_long_module(name: &str, token: &str) -> std::process::Child {
+    let dir = scratch(name);
+    let module = confinement_module(&dir, token, false);
+    let mut child = partita()
+        .args(["run"])
+        .arg(&module)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = std::collections::BTreeSet::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        if let Some(i) = line.find("CHECK ") {
+            seen.insert(
+                line[i + 6..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+        if seen.len() >= 2 || Instant::now() > deadline {
+            break;
+        }
+    }
+    assert_eq!(seen.len(), 2, "partitions did not start");
+    child
+}
+
+fn wait_gone(token: &str, pid: u32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if processes_with(token).is_empty() && cgroups_of(pid).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn sigint_stops_the_module_and_leaves_nothing() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("sigint_stops_the_module_and_leaves_nothing", &r);
+    }
+    let token = format!("tok-sigint-{}", std::process::id());
+    let mut child = start_long_module("sigint", &token);
+    let pid = child.id();
+    assert!(!processes_with(&token).is_empty());
+    // SAFETY-free: `kill` from the shell.
+    let st = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "manager exit status {status:?}");
+    assert!(
+        wait_gone(&token, pid),
+        "processes {:?} cgroups {:?}",
+        processes_with(&token),
+        cgroups_of(pid)
+    );
+}
+
+#[test]
+fn a_killed_manager_leaves_nothing_running() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("a_killed_manager_leaves_nothing_running", &r);
+    }
+    let token = format!("tok-crash-{}", std::process::id());
+    let mut child = start_long_module("crash", &token);
+    let pid = child.id();
+    child.kill().unwrap(); // SIGKILL: no clean-up code of the manager runs
+    let _ = child.wait();
+    assert!(
+        wait_gone(&token, pid),
+        "processes {:?} cgroups {:?}",
+        processes_with(&token),
+        cgroups_of(pid)
+    );
+}
+
+#[test]
+fn a_compiled_plan_runs_and_a_corrupt_one_is_refused() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("a_compiled_plan_runs_and_a_corrupt_one_is_refused", &r);
+    }
+    let dir = scratch("plan");
+    let token = format!("tok-plan-{}", std::process::id());
+    let module = confinement_module(&dir, &token, false);
+    let plan = dir.join("module.plan");
+    let out = partita()
+        .arg("compile")
+        .arg(&module)
+        .arg("-o")
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = partita()
+        .args(["run", "--duration", "1s"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_confined(&out, &[("good", 1), ("other", 1)]);
+    let mut bytes = std::fs::read(&plan).unwrap();
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x5a;
+    std::fs::write(&plan, &bytes).unwrap();
+    let out = partita()
+        .args(["run", "--duration", "1s"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .to_lowercase()
+            .contains("hash"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_missing_executable_is_reported_by_check() {
+    let dir = scratch("missing-exe");
+    let module = write_module(
+        &dir,
+        "missing",
+        100,
+        &[Part {
+            name: "ghost",
+            exe: dir.join("no-such-program"),
+            windows: vec![(0, 50)],
+            extra: vec![],
+        }],
+    );
+    let out = partita().arg("check").arg(&module).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("entry-point-missing"), "{}", text(&out));
+    assert!(
+        err.contains("ghost.xml") || err.contains("missing.xml"),
+        "{}",
+        text(&out)
+    );
+}

@@ -1,0 +1,329 @@
+//! The compiled plan: everything the partition manager needs, resolved and checked, and its
+//! binary file format.
+//!
+//! File layout (all integers little-endian):
+//!
+//! | offset | size | content                               |
+//! |-------:|-----:|---------------------------------------|
+//! |      0 |    8 | magic `b"PARTPLAN"`                   |
+//! |      8 |    4 | format version ([`PLAN_FORMAT_VERSION`]) |
+//! |     12 |   32 | SHA-256 of the payload                |
+//! |     44 |    8 | payload length in bytes               |
+//! |     52 |    n | payload: the plan as JSON             |
+
+use crate::model::{
+    Backend, Channel, Criticality, Endpoint, HmTables, MemoryRequirement, ModuleSchedule, Port,
+    ProcessPolicy, ProcessSpec, ValidatedModule,
+};
+use partita_schedule::Nanos;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// First bytes of every plan file.
+pub const PLAN_MAGIC: &[u8; 8] = b"PARTPLAN";
+/// Version of the plan file format written by this crate.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+/// Size of the header before the payload.
+pub const PLAN_HEADER_LEN: usize = 8 + 4 + 32 + 8;
+
+/// A partition, ready to be started by the partition manager.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompiledPartition {
+    /// Index in [`CompiledPlan::partitions`] (what windows and channels refer to).
+    pub index: usize,
+    /// `PartitionIdentifier`.
+    pub id: u32,
+    /// `PartitionName`.
+    pub name: String,
+    /// `Criticality`.
+    pub criticality: Criticality,
+    /// `SystemPartition`.
+    pub system: bool,
+    /// `EntryPoint` attribute as written.
+    pub entry_point: Option<String>,
+    /// Absolute path of the program to execute.
+    pub executable: PathBuf,
+    /// Arguments after the program name.
+    pub args: Vec<String>,
+    /// Cores the partition may run on.
+    pub cores: Vec<u32>,
+    /// Memory limit in bytes, if any.
+    pub memory_limit: Option<u64>,
+    /// Maximum number of processes (threads), if limited.
+    pub max_processes: Option<u32>,
+    /// Stack size of processes, if given.
+    pub stack_size: Option<u64>,
+    /// `PeriodSeconds` in the initial schedule (`None` if that schedule does not run it).
+    pub period: Option<Nanos>,
+    /// `PeriodDurationSeconds` in the initial schedule.
+    pub duration: Option<Nanos>,
+    /// Offset of its first period start in the initial schedule's frame.
+    pub period_origin: Option<Nanos>,
+    /// Ports.
+    pub ports: Vec<Port>,
+    /// Memory requirements as configured.
+    pub memory: Vec<MemoryRequirement>,
+    /// Process set (for schedule synthesis).
+    pub processes: Vec<ProcessSpec>,
+    /// Intra-partition scheduling policy, if configured.
+    pub process_policy: Option<ProcessPolicy>,
+}
+
+/// The compiled form of a module configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompiledPlan {
+    /// `ModuleName`.
+    pub module_name: String,
+    /// `ModuleVersion`.
+    pub module_version: Option<String>,
+    /// `ModuleId`.
+    pub module_id: Option<String>,
+    /// Module schedules (each with its [`partita_schedule::FramePlan`]).
+    pub schedules: Vec<ModuleSchedule>,
+    /// Index of the initial schedule in `schedules`.
+    pub initial_schedule: usize,
+    /// Partitions, by index.
+    pub partitions: Vec<CompiledPartition>,
+    /// Channels, endpoints resolved to partition indices.
+    pub channels: Vec<Channel>,
+    /// Health-monitoring tables.
+    pub hm: HmTables,
+    /// Partition suspension backend.
+    pub backend: Backend,
+    /// Absolute path of the configuration file the plan was compiled from.
+    pub source_path: PathBuf,
+    /// SHA-256 of that file, lower-case hex.
+    pub source_sha256: String,
+}
+
+impl CompiledPlan {
+    /// The schedule the module starts with.
+    pub fn initial(&self) -> Option<&ModuleSchedule> {
+        self.schedules.get(self.initial_schedule)
+    }
+
+    /// The partition with `PartitionName` `name`.
+    pub fn partition_by_name(&self, name: &str) -> Option<&CompiledPartition> {
+        self.partitions.iter().find(|p| p.name == name)
+    }
+
+    /// The partition with `PartitionIdentifier` `id`.
+    pub fn partition_by_id(&self, id: u32) -> Option<&CompiledPartition> {
+        self.partitions.iter().find(|p| p.id == id)
+    }
+
+    /// Checks the internal invariants a plan produced by [`compile`] always has (indices in
+    /// range, a valid initial schedule, structurally sound frame plans). [`read_plan`] runs it
+    /// so that a consumer can index without further checks.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let n = self.partitions.len();
+        for (i, p) in self.partitions.iter().enumerate() {
+            if p.index != i {
+                return Err(format!(
+                    "partition {} has index {} at position {i}",
+                    p.name, p.index
+                ));
+            }
+        }
+        let Some(initial) = self.initial() else {
+            return Err(format!(
+                "initial schedule {} of {} does not exist",
+                self.initial_schedule,
+                self.schedules.len()
+            ));
+        };
+        if !initial.initial || self.schedules.iter().filter(|s| s.initial).count() != 1 {
+            return Err("exactly the initial schedule must be flagged initial".into());
+        }
+        for s in &self.schedules {
+            if let Some(e) = s.plan.structural_errors().first() {
+                return Err(format!("schedule {}: {e}", s.id));
+            }
+            if s.plan.windows.iter().any(|w| w.partition >= n)
+                || s.partitions.iter().any(|p| p.partition >= n)
+            {
+                return Err(format!(
+                    "schedule {} refers to a partition out of range",
+                    s.id
+                ));
+            }
+        }
+        let bad_end = |e: &Endpoint| e.partition().is_some_and(|p| p >= n);
+        for c in &self.channels {
+            if bad_end(&c.source) || c.destinations.iter().any(bad_end) {
+                return Err(format!(
+                    "channel {} refers to a partition out of range",
+                    c.id
+                ));
+            }
+        }
+        if self.hm.partitions.iter().any(|t| t.partition >= n) {
+            return Err("a partition HM table refers to a partition out of range".into());
+        }
+        Ok(())
+    }
+}
+
+/// Compiles a validated module into a plan.
+pub fn compile(module: &ValidatedModule) -> CompiledPlan {
+    let initial = module.schedules.get(module.initial_schedule);
+    let partitions = module
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let timing = initial.and_then(|s| s.partition(index));
+            CompiledPartition {
+                index,
+                id: p.id,
+                name: p.name.clone(),
+                criticality: p.criticality,
+                system: p.system,
+                entry_point: p.entry_point.clone(),
+                executable: p.executable.clone(),
+                args: p.args.clone(),
+                cores: p.cores.clone(),
+                memory_limit: p.memory_limit,
+                max_processes: p.max_processes,
+                stack_size: p.stack_size,
+                period: timing.map(|t| t.period),
+                duration: timing.map(|t| t.duration),
+                period_origin: timing.map(|t| t.period_origin),
+                ports: p.ports.clone(),
+                memory: p.memory.clone(),
+                processes: p.processes.clone(),
+                process_policy: p.process_policy,
+            }
+        })
+        .collect();
+    CompiledPlan {
+        module_name: module.name.clone(),
+        module_version: module.version.clone(),
+        module_id: module.module_id.clone(),
+        schedules: module.schedules.clone(),
+        initial_schedule: module.initial_schedule,
+        partitions,
+        channels: module.channels.clone(),
+        hm: module.hm.clone(),
+        backend: module.backend,
+        source_path: module.source_path.clone(),
+        source_sha256: module.source_sha256.clone(),
+    }
+}
+
+/// Why a plan file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The data does not start with `PARTPLAN`.
+    #[error("not a partita plan file (bad magic)")]
+    BadMagic,
+    /// The file was written in a format version this build does not read.
+    #[error("plan format version {found} is not supported (this build reads version {supported})")]
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The data ends before the header or payload does.
+    #[error("the plan file is truncated")]
+    Truncated,
+    /// There are bytes after the payload.
+    #[error("the plan file has {extra} unexpected bytes after the payload")]
+    TrailingData {
+        /// Number of extra bytes.
+        extra: u64,
+    },
+    /// The payload does not match its SHA-256.
+    #[error("the plan payload does not match its SHA-256 (corrupted file)")]
+    HashMismatch,
+    /// The payload is not a valid plan.
+    #[error("the plan payload is not valid: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The payload decodes but violates the plan's invariants.
+    #[error("the plan is inconsistent: {0}")]
+    Inconsistent(String),
+    /// Writing failed.
+    #[error("cannot write the plan: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Lower-case hex SHA-256 of `data`.
+pub fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Serialises `plan` into the plan file format.
+pub fn plan_to_bytes(plan: &CompiledPlan) -> Result<Vec<u8>, PlanError> {
+    let payload = serde_json::to_vec(plan)?;
+    let mut out = Vec::with_capacity(PLAN_HEADER_LEN + payload.len());
+    out.extend_from_slice(PLAN_MAGIC);
+    out.extend_from_slice(&PLAN_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&payload));
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// Writes `plan` to `out` in the plan file format.
+pub fn write_plan(plan: &CompiledPlan, out: &mut impl Write) -> Result<(), PlanError> {
+    let bytes = plan_to_bytes(plan)?;
+    out.write_all(&bytes)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `true` if `data` starts like a plan file.
+pub fn is_plan(data: &[u8]) -> bool {
+    data.starts_with(PLAN_MAGIC)
+}
+
+/// Reads a plan file: checks magic, version, length and SHA-256, decodes the payload and checks
+/// the plan's invariants ([`CompiledPlan::check_consistency`]).
+pub fn read_plan(data: &[u8]) -> Result<CompiledPlan, PlanError> {
+    if data.len() < PLAN_MAGIC.len() {
+        return Err(if PLAN_MAGIC.starts_with(data) && !data.is_empty() {
+            PlanError::Truncated
+        } else {
+            PlanError::BadMagic
+        });
+    }
+    if !is_plan(data) {
+        return Err(PlanError::BadMagic);
+    }
+    let field = |range: std::ops::Range<usize>| data.get(range).ok_or(PlanError::Truncated);
+    let version = u32::from_le_bytes(field(8..12)?.try_into().map_err(|_| PlanError::Truncated)?);
+    if version != PLAN_FORMAT_VERSION {
+        return Err(PlanError::UnsupportedVersion {
+            found: version,
+            supported: PLAN_FORMAT_VERSION,
+        });
+    }
+    let hash = field(12..44)?;
+    let len = u64::from_le_bytes(
+        field(44..52)?
+            .try_into()
+            .map_err(|_| PlanError::Truncated)?,
+    );
+    let available = (data.len() - PLAN_HEADER_LEN) as u64;
+    if available < len {
+        return Err(PlanError::Truncated);
+    }
+    if available > len {
+        return Err(PlanError::TrailingData {
+            extra: available - len,
+        });
+    }
+    let payload = &data[PLAN_HEADER_LEN..];
+    if Sha256::digest(payload).as_slice() != hash {
+        return Err(PlanError::HashMismatch);
+    }
+    let plan: CompiledPlan = serde_json::from_slice(payload)?;
+    plan.check_consistency().map_err(PlanError::Inconsistent)?;
+    Ok(plan)
+}

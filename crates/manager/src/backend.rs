@@ -1,0 +1,201 @@
+//! Partition-switch backends: how a partition is held outside its windows.
+
+use crate::host::HostInfo;
+use crate::ManagerError;
+use partita_sys::cgroup::{Freezer, FreezerKind};
+use serde::Serialize;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+/// A backend as requested by the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The best the host offers.
+    #[default]
+    Auto,
+    /// SIGSTOP / SIGCONT.
+    Signals,
+    /// cgroup freezer, the best flavour the host offers.
+    Freezer,
+    /// cgroup v1 freezer.
+    FreezerV1,
+    /// cgroup v2 `cgroup.freeze`.
+    FreezerV2,
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "auto" => BackendChoice::Auto,
+            "signals" => BackendChoice::Signals,
+            "freezer" => BackendChoice::Freezer,
+            "freezer-v1" => BackendChoice::FreezerV1,
+            "freezer-v2" => BackendChoice::FreezerV2,
+            _ => {
+                return Err(format!(
+                    "unknown backend `{s}` (auto, signals, freezer, freezer-v1, freezer-v2)"
+                ))
+            }
+        })
+    }
+}
+
+/// The backend a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// User-level design: SIGSTOP/SIGCONT to every process of the partition.
+    Signals,
+    /// Kernel-enforced: cgroup v1 freezer.
+    FreezerV1,
+    /// Kernel-enforced: cgroup v2 `cgroup.freeze`.
+    FreezerV2,
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Signals => "signals",
+            Backend::FreezerV1 => "freezer-v1",
+            Backend::FreezerV2 => "freezer-v2",
+        })
+    }
+}
+
+impl Backend {
+    /// Resolves a choice against the host. `Auto` and `Freezer` prefer the v1 freezer: with
+    /// Partita's runtime it costs the same for 1 or 64 APEX processes, whereas v2
+    /// `cgroup.freeze` wakes every thread of the partition (see ARCHITECTURE.md).
+    pub fn resolve(choice: BackendChoice, host: &HostInfo) -> Result<Backend, ManagerError> {
+        let unavailable = |b: &str, r: &str| ManagerError::BackendUnavailable {
+            backend: b.into(),
+            reason: r.into(),
+        };
+        let need_root = |b: &str| -> Result<(), ManagerError> {
+            if host.root {
+                Ok(())
+            } else {
+                Err(unavailable(b, "cgroups need root"))
+            }
+        };
+        match choice {
+            BackendChoice::Signals => Ok(Backend::Signals),
+            BackendChoice::FreezerV1 => {
+                need_root("freezer-v1")?;
+                if host.freezer_v1 {
+                    Ok(Backend::FreezerV1)
+                } else {
+                    Err(unavailable("freezer-v1", "no cgroup v1 freezer mounted"))
+                }
+            }
+            BackendChoice::FreezerV2 => {
+                need_root("freezer-v2")?;
+                if host.cgroup_v2 {
+                    Ok(Backend::FreezerV2)
+                } else {
+                    Err(unavailable("freezer-v2", "no cgroup v2 hierarchy mounted"))
+                }
+            }
+            BackendChoice::Freezer | BackendChoice::Auto => {
+                if host.root && host.freezer_v1 {
+                    Ok(Backend::FreezerV1)
+                } else if host.root && host.cgroup_v2 {
+                    Ok(Backend::FreezerV2)
+                } else if choice == BackendChoice::Auto {
+                    Ok(Backend::Signals)
+                } else {
+                    Err(unavailable(
+                        "freezer",
+                        "no usable cgroup freezer (root and a freezer hierarchy are needed)",
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// The per-partition switch handle.
+#[derive(Debug)]
+pub(crate) enum Switch {
+    /// Freeze/thaw a cgroup.
+    Freezer(Freezer),
+    /// SIGSTOP/SIGCONT every process listed in a `cgroup.procs` file (or only the main PID).
+    Signals {
+        procs: Option<PathBuf>,
+        main_pid: i32,
+    },
+}
+
+impl Switch {
+    /// Holds the partition.
+    pub(crate) fn stop(&self) -> partita_sys::Result<()> {
+        match self {
+            Switch::Freezer(f) => f.freeze(),
+            Switch::Signals { procs, main_pid } => {
+                signal_all(procs.as_ref(), *main_pid, libc_sig::SIGSTOP)
+            }
+        }
+    }
+
+    /// Lets the partition run.
+    pub(crate) fn resume(&self) -> partita_sys::Result<()> {
+        match self {
+            Switch::Freezer(f) => f.thaw(),
+            Switch::Signals { procs, main_pid } => {
+                signal_all(procs.as_ref(), *main_pid, libc_sig::SIGCONT)
+            }
+        }
+    }
+}
+
+/// Signal numbers used here (re-exported so this module needs no libc dependency).
+mod libc_sig {
+    pub const SIGSTOP: i32 = 19;
+    pub const SIGCONT: i32 = 18;
+}
+
+fn signal_all(procs: Option<&PathBuf>, main_pid: i32, sig: i32) -> partita_sys::Result<()> {
+    let Some(path) = procs else {
+        return partita_sys::proc::kill(main_pid, sig);
+    };
+    // Opened afresh each time: a `cgroup.procs` descriptor re-read from offset 0 keeps
+    // returning the list as it was at open time, which would miss processes forked since.
+    let f = File::open(path).map_err(|e| partita_sys::SysError::io("open cgroup.procs", e))?;
+    // One pread of cgroup.procs; PIDs are short, 16 KiB holds about 2,000 of them. A longer
+    // list is read on.
+    let mut buf = [0u8; 16384];
+    let mut off = 0u64;
+    let mut carry: i64 = -1;
+    loop {
+        let n = f
+            .read_at(&mut buf, off)
+            .map_err(|e| partita_sys::SysError::io("read cgroup.procs", e))?;
+        if n == 0 {
+            break;
+        }
+        for &c in &buf[..n] {
+            if c.is_ascii_digit() {
+                carry = carry.max(0) * 10 + (c - b'0') as i64;
+            } else if carry >= 0 {
+                partita_sys::proc::kill(carry as i32, sig)?;
+                carry = -1;
+            }
+        }
+        off += n as u64;
+    }
+    if carry >= 0 {
+        partita_sys::proc::kill(carry as i32, sig)?;
+    }
+    Ok(())
+}
+
+/// Which freezer kind a backend drives.
+pub(crate) fn freezer_kind(b: Backend) -> Option<FreezerKind> {
+    match b {
+        Backend::Signals => None,
+        Backend::FreezerV1 => Some(FreezerKind::V1),
+        Backend::FreezerV2 => Some(FreezerKind::V2),
+    }
+}

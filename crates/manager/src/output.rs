@@ -1,0 +1,303 @@
+//! The output thread: partition stdout/stderr, the report channel and exec results.
+//!
+//! Nothing is dropped: every byte a partition writes ends up in a line on the console and/or
+//! its log file. A line longer than [`MAX_LINE`] is cut into pieces, each marked and counted.
+//! When the console is slow the partition blocks on its pipe (inside its own windows) rather
+//! than lose output.
+
+use crate::partition::{Partition, Pipes};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// Longest line kept in one piece.
+pub(crate) const MAX_LINE: usize = 64 * 1024;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stdout,
+    Stderr,
+    Report,
+    Exec,
+}
+
+struct Source {
+    part: usize,
+    kind: Kind,
+    file: File,
+    buf: Vec<u8>,
+}
+
+/// Where lines go.
+pub(crate) struct Sinks {
+    pub echo: bool,
+    pub files: Vec<Option<Mutex<File>>>,
+    pub module_log: Option<Mutex<File>>,
+    pub width: usize,
+}
+
+pub(crate) struct Output {
+    pending: Arc<Mutex<Vec<(usize, Pipes)>>>,
+    wake: OwnedFd,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    sinks: Arc<Sinks>,
+    parts: Vec<Arc<Partition>>,
+    epoch: Arc<AtomicU64>,
+}
+
+impl Output {
+    pub fn start(
+        parts: Vec<Arc<Partition>>,
+        sinks: Sinks,
+        epoch: Arc<AtomicU64>,
+    ) -> Result<Output, partita_sys::SysError> {
+        let (wake_r, wake_w) = partita_sys::spawn::pipe()?;
+        let pending: Arc<Mutex<Vec<(usize, Pipes)>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let sinks = Arc::new(sinks);
+        let (p2, s2, k2, parts2, e2) = (
+            pending.clone(),
+            stop.clone(),
+            sinks.clone(),
+            parts.clone(),
+            epoch.clone(),
+        );
+        let thread = std::thread::Builder::new()
+            .name("partita-output".into())
+            .spawn(move || run(File::from(wake_r), p2, s2, k2, parts2, e2))
+            .map_err(|e| partita_sys::SysError::io("spawn output thread", e))?;
+        Ok(Output {
+            pending,
+            wake: wake_w,
+            stop,
+            thread: Some(thread),
+            sinks,
+            parts,
+            epoch,
+        })
+    }
+
+    /// Hands the pipes of a new incarnation of partition `part` to the thread.
+    pub fn add(&self, part: usize, pipes: Pipes) {
+        self.pending.lock().expect("output").push((part, pipes));
+        self.poke();
+    }
+
+    fn poke(&self) {
+        let _ = (&File::from(self.wake.try_clone().expect("dup wake pipe"))).write(&[1]);
+    }
+
+    /// A manager event for the module log (and the console).
+    pub fn event(&self, text: &str) {
+        let t = now_rel(&self.epoch);
+        emit_module(&self.sinks, t, text);
+    }
+
+    /// Stops the thread after it has drained every pipe (waits at most ~1 s for pipes held
+    /// open by stray processes).
+    pub fn finish(mut self) {
+        self.stop.store(true, Ordering::Release);
+        self.poke();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = &self.parts;
+    }
+}
+
+fn now_rel(epoch: &AtomicU64) -> f64 {
+    let e = epoch.load(Ordering::Relaxed);
+    (partita_sys::time::monotonic_ns() as i128 - e as i128) as f64 / 1e9
+}
+
+fn emit_module(sinks: &Sinks, t: f64, text: &str) {
+    let line = format!("[{t:10.6}] {text}");
+    if sinks.echo {
+        let mut o = std::io::stdout().lock();
+        let _ = writeln!(o, "{:>w$} | {line}", "partita", w = sinks.width);
+    }
+    if let Some(f) = &sinks.module_log {
+        let _ = writeln!(f.lock().expect("module log"), "{line}");
+    }
+}
+
+fn emit(sinks: &Sinks, parts: &[Arc<Partition>], part: usize, stream: Kind, line: &[u8]) {
+    let text = String::from_utf8_lossy(line);
+    let name = &parts[part].spec.name;
+    if sinks.echo {
+        let mut o = std::io::stdout().lock();
+        let tag = if stream == Kind::Stderr { "!" } else { "|" };
+        let _ = writeln!(o, "{name:>w$} {tag} {text}", w = sinks.width);
+    }
+    if let Some(Some(f)) = sinks.files.get(part) {
+        let tag = if stream == Kind::Stderr {
+            "stderr: "
+        } else {
+            ""
+        };
+        let _ = writeln!(f.lock().expect("log file"), "{tag}{text}");
+    }
+}
+
+fn run(
+    mut wake: File,
+    pending: Arc<Mutex<Vec<(usize, Pipes)>>>,
+    stop: Arc<AtomicBool>,
+    sinks: Arc<Sinks>,
+    parts: Vec<Arc<Partition>>,
+    epoch: Arc<AtomicU64>,
+) {
+    let mut sources: Vec<Source> = Vec::new();
+    let mut drain_deadline: Option<u64> = None;
+    let mut chunk = vec![0u8; 65536];
+    loop {
+        for (part, p) in pending.lock().expect("output").drain(..) {
+            for (kind, fd) in [
+                (Kind::Stdout, p.stdout),
+                (Kind::Stderr, p.stderr),
+                (Kind::Report, p.report),
+                (Kind::Exec, p.exec_status),
+            ] {
+                sources.push(Source {
+                    part,
+                    kind,
+                    file: File::from(fd),
+                    buf: Vec::new(),
+                });
+            }
+        }
+        if stop.load(Ordering::Acquire) {
+            let now = partita_sys::time::monotonic_ns();
+            let d = *drain_deadline.get_or_insert(now + 1_000_000_000);
+            if sources.is_empty() || now >= d {
+                for s in sources.drain(..) {
+                    flush_partial(&sinks, &parts, s);
+                }
+                return;
+            }
+        }
+        let mut fds: Vec<i32> = vec![wake.as_raw_fd()];
+        fds.extend(sources.iter().map(|s| s.file.as_raw_fd()));
+        let timeout = if stop.load(Ordering::Acquire) {
+            50
+        } else {
+            500
+        };
+        let ready = match partita_sys::proc::poll_readable(&fds, timeout) {
+            Ok(r) => r,
+            Err(_) => continue,
+        };
+        if ready[0] {
+            let _ = wake.read(&mut chunk[..64]);
+        }
+        let mut closed = Vec::new();
+        for (i, s) in sources.iter_mut().enumerate() {
+            if !ready[i + 1] {
+                continue;
+            }
+            match s.file.read(&mut chunk) {
+                Ok(0) | Err(_) => closed.push(i),
+                Ok(n) => {
+                    s.buf.extend_from_slice(&chunk[..n]);
+                    process(&sinks, &parts, &epoch, s);
+                }
+            }
+        }
+        for i in closed.into_iter().rev() {
+            let s = sources.remove(i);
+            flush_partial(&sinks, &parts, s);
+        }
+    }
+}
+
+fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut Source) {
+    match s.kind {
+        Kind::Stdout | Kind::Stderr => {
+            let mut start = 0;
+            let mut lines = 0u64;
+            let mut split = 0u64;
+            while let Some(pos) = s.buf[start..].iter().position(|&b| b == b'\n') {
+                emit(sinks, parts, s.part, s.kind, &s.buf[start..start + pos]);
+                lines += 1;
+                start += pos + 1;
+            }
+            while s.buf.len() - start > MAX_LINE {
+                let mut piece = s.buf[start..start + MAX_LINE].to_vec();
+                piece.extend_from_slice(b" [line continues]");
+                emit(sinks, parts, s.part, s.kind, &piece);
+                split += 1;
+                lines += 1;
+                start += MAX_LINE;
+            }
+            let bytes = start as u64;
+            s.buf.drain(..start);
+            let mut c = parts[s.part].output.lock().expect("counters");
+            c.lines += lines;
+            c.bytes += bytes;
+            c.split_lines += split;
+        }
+        Kind::Report => {
+            // Records: u32 LE length of the rest, u8 kind, i64 LE time, i32 LE process, bytes.
+            loop {
+                if s.buf.len() < 4 {
+                    break;
+                }
+                let len = u32::from_le_bytes([s.buf[0], s.buf[1], s.buf[2], s.buf[3]]) as usize;
+                if !(13..=4096).contains(&len) {
+                    parts[s.part].output.lock().expect("counters").bad_reports += 1;
+                    s.buf.clear();
+                    break;
+                }
+                if s.buf.len() < 4 + len {
+                    break;
+                }
+                let rec: Vec<u8> = s.buf.drain(..4 + len).skip(4).collect();
+                let time = i64::from_le_bytes(rec[1..9].try_into().expect("8 bytes"));
+                let pid = i32::from_le_bytes(rec[9..13].try_into().expect("4 bytes"));
+                let msg = String::from_utf8_lossy(&rec[13..]);
+                let who = if pid < 0 {
+                    "main".to_string()
+                } else {
+                    format!("process {pid}")
+                };
+                let line = format!(
+                    "[application message t={:.6}s {who}] {}",
+                    time as f64 / 1e9,
+                    msg.trim_end_matches('\0')
+                );
+                emit(sinks, parts, s.part, Kind::Stdout, line.as_bytes());
+                parts[s.part].output.lock().expect("counters").reports += 1;
+            }
+        }
+        Kind::Exec => {
+            if s.buf.len() >= 4 {
+                let errno = i32::from_ne_bytes([s.buf[0], s.buf[1], s.buf[2], s.buf[3]]);
+                let err = std::io::Error::from_raw_os_error(errno);
+                let p = &parts[s.part];
+                let text = format!(
+                    "partition {} could not start {}: {err}",
+                    p.spec.name,
+                    p.spec.executable.display()
+                );
+                p.state.lock().expect("state").exec_error = Some(err.to_string());
+                emit_module(sinks, now_rel(epoch), &text);
+                s.buf.clear();
+            }
+        }
+    }
+}
+
+fn flush_partial(sinks: &Sinks, parts: &[Arc<Partition>], s: Source) {
+    if matches!(s.kind, Kind::Stdout | Kind::Stderr) && !s.buf.is_empty() {
+        let mut piece = s.buf.clone();
+        piece.extend_from_slice(b" [no newline at end]");
+        emit(sinks, parts, s.part, s.kind, &piece);
+        let mut c = parts[s.part].output.lock().expect("counters");
+        c.lines += 1;
+        c.bytes += s.buf.len() as u64;
+    }
+}

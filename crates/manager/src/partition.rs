@@ -1,0 +1,458 @@
+//! One partition as the manager sees it: its cgroups, control block, process and counters.
+
+use crate::backend::{freezer_kind, Backend, Switch};
+use crate::host::HostInfo;
+use crate::plan::{ModulePlan, PartitionSpec};
+use crate::stats::Histogram;
+use crate::ManagerError;
+use partita_sys::cgroup::{Cgroup, CpuUsage, Freezer};
+use partita_sys::control::{self, ControlBlock};
+use partita_sys::shm::SharedMapping;
+use partita_sys::spawn::{self, Namespaces, SpawnSpec, Spawned};
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+/// Life-cycle state of a partition process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Life {
+    /// Process exists and is scheduled in its windows.
+    Live,
+    /// Waiting for the supervisor to restart it (COLD_START / WARM_START requested).
+    RestartPending(u32),
+    /// IDLE: not scheduled any more.
+    Idle,
+    /// The process ended on its own.
+    Dead,
+}
+
+/// Mutable per-partition state, behind a mutex shared by the scheduler threads (one lock per
+/// boundary, uncontended unless a partition has windows on several cores) and the supervisor.
+pub(crate) struct Dyn {
+    pub life: Life,
+    pub pid: i32,
+    pub switch: Option<Switch>,
+    /// Number of cores on which the partition is inside a window right now.
+    pub active: u32,
+    /// Whether the backend currently lets it run.
+    pub running: bool,
+    /// CPU usage read when the partition was last held, to measure what it used afterwards.
+    pub usage_at_stop: Option<u64>,
+    pub windows: u64,
+    pub overruns: u64,
+    pub overrun: Histogram,
+    pub restarts: u32,
+    pub exit: Option<String>,
+    pub exec_error: Option<String>,
+}
+
+/// Output counters of one partition.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct OutputCounters {
+    pub lines: u64,
+    pub bytes: u64,
+    pub split_lines: u64,
+    pub reports: u64,
+    pub bad_reports: u64,
+}
+
+/// One partition.
+pub(crate) struct Partition {
+    pub index: usize,
+    pub spec: PartitionSpec,
+    pub cpus: Vec<u32>,
+    pub ctl: SharedMapping,
+    pub groups: Vec<Cgroup>,
+    /// The cgroup whose `cgroup.procs` lists every process of the partition.
+    pub membership: Option<Cgroup>,
+    pub freezer_group: Option<Cgroup>,
+    pub usage: Option<CpuUsage>,
+    pub state: Mutex<Dyn>,
+    pub output: Mutex<OutputCounters>,
+}
+
+/// The pipes of one incarnation, handed to the output thread.
+pub(crate) struct Pipes {
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub report: OwnedFd,
+    pub exec_status: OwnedFd,
+}
+
+impl Partition {
+    /// The control block.
+    pub fn control(&self) -> &ControlBlock {
+        self.ctl.view::<ControlBlock>()
+    }
+
+    /// Creates the cgroups and control block (nothing runs yet).
+    pub fn prepare(
+        plan: &ModulePlan,
+        index: usize,
+        host: &HostInfo,
+        backend: Backend,
+        run_dir: &str,
+    ) -> Result<Partition, ManagerError> {
+        let spec = plan.partitions[index].clone();
+        let cpus = plan.cpus_of(index);
+        let leaf = format!("{run_dir}/{:02}-{}", index, sanitize(&spec.name));
+        let m = &host.mounts;
+        let mut groups = Vec::new();
+        let mut membership = None;
+        let mut freezer_group = None;
+        let mut usage = None;
+        if host.root {
+            if let Some(root) = &m.cpuacct {
+                let g = Cgroup::create(root.join(&leaf))?;
+                usage = Some(CpuUsage::open(&g)?);
+                membership = Some(g.clone());
+                groups.push(g);
+            }
+            if let Some(root) = &m.cpuset {
+                prepare_cpuset_parents(root, run_dir)?;
+                let g = Cgroup::create(root.join(&leaf))?;
+                let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+                g.write("cpuset.cpus", &list.join(","))?;
+                g.write("cpuset.mems", &read_parent_mems(root))?;
+                groups.push(g);
+            }
+            if let (Some(root), Some(limit)) = (&m.memory, spec.memory_limit) {
+                let g = Cgroup::create(root.join(&leaf))?;
+                g.write("memory.limit_in_bytes", &limit.to_string())?;
+                groups.push(g);
+            }
+            match freezer_kind(backend) {
+                Some(partita_sys::cgroup::FreezerKind::V1) => {
+                    let root = m.freezer.as_ref().expect("resolved backend has a mount");
+                    let g = Cgroup::create(root.join(&leaf))?;
+                    freezer_group = Some(g.clone());
+                    membership.get_or_insert(g.clone());
+                    groups.push(g);
+                }
+                Some(partita_sys::cgroup::FreezerKind::V2) => {
+                    let root = m.v2.as_ref().expect("resolved backend has a mount");
+                    let g = Cgroup::create(root.join(&leaf))?;
+                    freezer_group = Some(g.clone());
+                    membership.get_or_insert(g.clone());
+                    groups.push(g);
+                }
+                None => {}
+            }
+        }
+        let ctl = SharedMapping::create(&format!("partita-ctl-{}", spec.name), control::SIZE)?;
+        Ok(Partition {
+            index,
+            spec,
+            cpus,
+            ctl,
+            groups,
+            membership,
+            freezer_group,
+            usage,
+            state: Mutex::new(Dyn {
+                life: Life::Live,
+                pid: 0,
+                switch: None,
+                active: 0,
+                running: false,
+                usage_at_stop: None,
+                windows: 0,
+                overruns: 0,
+                overrun: Histogram::new(),
+                restarts: 0,
+                exit: None,
+                exec_error: None,
+            }),
+            output: Mutex::new(OutputCounters::default()),
+        })
+    }
+
+    /// Fills the control block for a new incarnation.
+    pub fn fill_control(
+        &self,
+        plan: &ModulePlan,
+        epoch: u64,
+        start_condition: u32,
+        restarts: u32,
+        rt: bool,
+    ) {
+        let c = self.control();
+        let s = &self.spec;
+        c.magic.store(0, Ordering::Relaxed);
+        c.version.store(control::VERSION, Ordering::Relaxed);
+        c.partition_id.store(s.id, Ordering::Relaxed);
+        c.partition_index
+            .store(self.index as u32, Ordering::Relaxed);
+        c.start_condition.store(start_condition, Ordering::Relaxed);
+        c.set_name(&s.name);
+        c.epoch_ns.store(epoch, Ordering::Relaxed);
+        c.period_ns.store(s.period as i64, Ordering::Relaxed);
+        c.duration_ns.store(s.duration as i64, Ordering::Relaxed);
+        c.period_origin_ns.store(
+            plan.frame.period_origin(self.index) as i64,
+            Ordering::Relaxed,
+        );
+        c.major_frame_ns
+            .store(plan.frame.major_frame as i64, Ordering::Relaxed);
+        let mask = self
+            .cpus
+            .iter()
+            .filter(|&&c| c < 64)
+            .fold(0u64, |m, &c| m | 1 << c);
+        c.cpus.store(mask, Ordering::Relaxed);
+        c.num_cores.store(self.cpus.len() as u32, Ordering::Relaxed);
+        c.max_processes.store(s.max_processes, Ordering::Relaxed);
+        c.stack_bytes.store(s.stack_bytes, Ordering::Relaxed);
+        c.rt_run_priority.store(
+            if rt { crate::PARTITION_RUN_PRIORITY } else { 0 },
+            Ordering::Relaxed,
+        );
+        c.restarts.store(restarts, Ordering::Relaxed);
+        c.mode
+            .store(start_condition_mode(start_condition), Ordering::Relaxed);
+        c.mode_request
+            .store(control::mode::NO_REQUEST, Ordering::Relaxed);
+        c.processes.store(0, Ordering::Relaxed);
+        c.lock_level.store(0, Ordering::Relaxed);
+        c.magic.store(control::MAGIC, Ordering::Release);
+    }
+
+    /// Clones the partition process (held before `execve`), puts it in its cgroups, and holds it
+    /// with the backend. Returns the pipes for the output thread.
+    pub fn spawn(
+        &self,
+        backend: Backend,
+        namespaces: &mut Namespaces,
+        notes: &mut Vec<String>,
+        env: &[(String, String)],
+    ) -> Result<Pipes, ManagerError> {
+        let (out_r, out_w) = spawn::pipe()?;
+        let (err_r, err_w) = spawn::pipe()?;
+        let (rep_r, rep_w) = spawn::pipe()?;
+        let devnull = std::fs::File::open("/dev/null")
+            .map_err(|e| partita_sys::SysError::io("open /dev/null", e))?;
+        let path = spawn::cstring(self.spec.executable.as_os_str())?;
+        let mut argv = vec![path.clone()];
+        for a in &self.spec.args {
+            argv.push(spawn::cstring(a)?);
+        }
+        let mut envp: Vec<CString> = Vec::new();
+        for (k, v) in std::env::vars_os() {
+            let k = k.to_string_lossy();
+            if k.starts_with("PARTITA_") {
+                continue;
+            }
+            let mut kv = k.as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(std::os::unix::ffi::OsStrExt::as_bytes(v.as_os_str()));
+            if let Ok(c) = CString::new(kv) {
+                envp.push(c);
+            }
+        }
+        let mut add_env = |k: &str, v: &str| {
+            if let Ok(c) = CString::new(format!("{k}={v}")) {
+                envp.push(c);
+            }
+        };
+        add_env(control::ENV_CONTROL_FD, &control::CONTROL_FD.to_string());
+        add_env(control::ENV_REPORT_FD, &control::REPORT_FD.to_string());
+        add_env("PARTITA_PARTITION", &self.spec.name);
+        for (k, v) in env {
+            add_env(k, v);
+        }
+        let mut spec = SpawnSpec {
+            path,
+            argv,
+            envp,
+            fds: vec![
+                (devnull.as_raw_fd(), 0),
+                (out_w.as_raw_fd(), 1),
+                (err_w.as_raw_fd(), 2),
+                (self.ctl.fd().as_raw_fd(), control::CONTROL_FD),
+                (rep_w.as_raw_fd(), control::REPORT_FD),
+            ],
+            namespaces: *namespaces,
+            cpus: self.cpus.clone(),
+            rtprio_limit: Some(crate::PARTITION_RUN_PRIORITY as u64 + 1),
+        };
+        let mut child = match spawn::spawn(&spec) {
+            Ok(c) => c,
+            Err(e) if *namespaces != Namespaces::default() => {
+                notes.push(format!(
+                    "namespaces ({}) could not be created ({e}); partitions run without them",
+                    namespaces.describe()
+                ));
+                *namespaces = Namespaces::default();
+                spec.namespaces = *namespaces;
+                spawn::spawn(&spec)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        for g in &self.groups {
+            g.add_process(child.pid)?;
+        }
+        let switch = match (&self.freezer_group, backend) {
+            (Some(g), Backend::FreezerV1 | Backend::FreezerV2) => Switch::Freezer(Freezer::open(
+                g,
+                freezer_kind(backend).expect("freezer backend"),
+            )?),
+            _ => Switch::Signals {
+                procs: self
+                    .membership
+                    .as_ref()
+                    .map(|g| g.dir().join("cgroup.procs")),
+                main_pid: child.pid,
+            },
+        };
+        switch.stop()?;
+        // Held by the backend: let it go on to execve, which it reaches in its first window.
+        child.go()?;
+        let mut st = self.state.lock().expect("partition state");
+        st.pid = child.pid;
+        st.switch = Some(switch);
+        st.running = false;
+        st.usage_at_stop = None;
+        st.life = Life::Live;
+        drop(st);
+        let Spawned { exec_status, .. } = child;
+        Ok(Pipes {
+            stdout: out_r,
+            stderr: err_r,
+            report: rep_r,
+            exec_status,
+        })
+    }
+
+    /// Sends SIGKILL to every process of the partition and lets it run to its end (thaws or
+    /// continues it); does not wait. Kill every partition first, then [`Partition::reap`]
+    /// them: waiting for one while another still runs could wait forever, since a dying
+    /// process needs its core and a real-time spinner of a neighbour may hold it.
+    pub fn signal_kill(&self) {
+        let st = self.state.lock().expect("partition state");
+        if st.pid > 0 {
+            let _ = partita_sys::proc::kill(st.pid, 9);
+        }
+        if let Some(g) = &self.membership {
+            for p in g.processes() {
+                let _ = partita_sys::proc::kill(p, 9);
+            }
+        }
+        // A frozen task only dies once thawed.
+        if let Some(sw) = &st.switch {
+            let _ = sw.resume();
+        }
+    }
+
+    /// Waits until the partition's main process has been reaped and its cgroup is empty,
+    /// repeating SIGKILL for stragglers, until `deadline` (monotonic ns). Returns whether it
+    /// is gone.
+    pub fn reap(&self, deadline: u64) -> bool {
+        loop {
+            let mut st = self.state.lock().expect("partition state");
+            if st.pid > 0 && partita_sys::proc::try_wait(st.pid).is_some() {
+                st.pid = 0;
+            }
+            let members = self
+                .membership
+                .as_ref()
+                .map(|g| g.processes())
+                .unwrap_or_default();
+            if st.pid == 0 && members.is_empty() {
+                st.switch = None;
+                st.running = false;
+                return true;
+            }
+            for p in members {
+                let _ = partita_sys::proc::kill(p, 9);
+            }
+            if st.pid > 0 && self.membership.is_none() {
+                let _ = partita_sys::proc::kill(st.pid, 9);
+            }
+            drop(st);
+            if partita_sys::time::monotonic_ns() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Kills every process of the partition and waits (up to 5 s) for them.
+    pub fn kill(&self) -> bool {
+        self.signal_kill();
+        self.reap(partita_sys::time::monotonic_ns() + 5_000_000_000)
+    }
+
+    /// Removes the cgroups (retrying while the kernel finishes tearing down exited tasks).
+    pub fn remove_groups(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        for g in &self.groups {
+            let mut last = None;
+            for _ in 0..100 {
+                for p in g.processes() {
+                    let _ = partita_sys::proc::kill(p, 9);
+                }
+                match g.remove() {
+                    Ok(()) => {
+                        last = None;
+                        break;
+                    }
+                    Err(e) => last = Some(e),
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            if let Some(e) = last {
+                errors.push(e.to_string());
+            }
+        }
+        errors
+    }
+}
+
+/// The operating mode a start condition begins in.
+fn start_condition_mode(_start_condition: u32) -> u32 {
+    control::mode::COLD_START
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn read_parent_mems(root: &std::path::Path) -> String {
+    std::fs::read_to_string(root.join("cpuset.mems"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "0".into())
+}
+
+/// v1 cpuset: intermediate groups start with empty `cpus`/`mems`; copy the root's.
+fn prepare_cpuset_parents(root: &std::path::Path, run_dir: &str) -> Result<(), ManagerError> {
+    let cpus = std::fs::read_to_string(root.join("cpuset.cpus")).unwrap_or_default();
+    let mems = read_parent_mems(root);
+    let mut p = PathBuf::from(root);
+    for part in run_dir.split('/') {
+        p.push(part);
+        let g = Cgroup::create(&p)?;
+        if g.read("cpuset.cpus")
+            .map(|s| s.trim().is_empty())
+            .unwrap_or(true)
+        {
+            g.write("cpuset.cpus", cpus.trim())?;
+        }
+        if g.read("cpuset.mems")
+            .map(|s| s.trim().is_empty())
+            .unwrap_or(true)
+        {
+            g.write("cpuset.mems", &mems)?;
+        }
+    }
+    Ok(())
+}

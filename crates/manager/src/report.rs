@@ -1,0 +1,150 @@
+//! The run report: printed as a summary by the CLI, written as JSON for tools.
+
+use crate::stats::Summary;
+use crate::{Backend, HostInfo};
+use serde::Serialize;
+
+/// One core's scheduler figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct CoreReport {
+    /// Core number.
+    pub core: u32,
+    /// Boundaries handled.
+    pub boundaries: u64,
+    /// Boundaries skipped because the scheduler woke after a later one was due.
+    pub missed_boundaries: u64,
+    /// Windows started.
+    pub windows: u64,
+    /// Lateness of the switch at the boundary (the seed paper's TmrO): when the scheduler
+    /// started acting, minus the boundary instant, ns.
+    pub timer_lateness: Summary,
+    /// Lateness of the scheduler's wake-up relative to the instant it asked for (the boundary
+    /// less the spin margin), ns: the raw timer figure.
+    pub wake_lateness: Summary,
+    /// Time spent switching (hold + release), ns.
+    pub switch_cost: Summary,
+    /// Errors seen while switching.
+    pub errors: Vec<String>,
+}
+
+/// One partition's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionReport {
+    /// Name.
+    pub name: String,
+    /// Identifier.
+    pub id: i32,
+    /// Windows it was scheduled in.
+    pub windows: u64,
+    /// Windows after which it used more CPU time than the tolerance before being held.
+    pub overruns: u64,
+    /// CPU time it used after its window ends (from cgroup CPU accounting), ns.
+    pub overrun: Summary,
+    /// Operating mode at the end (IDLE, COLD_START, WARM_START, NORMAL).
+    pub mode: String,
+    /// Restarts carried out.
+    pub restarts: u32,
+    /// How its process ended, if it ended before the module stopped.
+    pub exit: Option<String>,
+    /// Why it could not be started, if so.
+    pub exec_error: Option<String>,
+    /// Output lines captured (stdout + stderr).
+    pub output_lines: u64,
+    /// Output bytes captured.
+    pub output_bytes: u64,
+    /// Lines longer than the line limit, kept as several marked pieces.
+    pub split_lines: u64,
+    /// Application messages (REPORT_APPLICATION_MESSAGE) received.
+    pub application_messages: u64,
+    /// Malformed report records (counted, not shown).
+    pub bad_reports: u64,
+}
+
+/// Everything a run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Module name.
+    pub module: String,
+    /// Backend used.
+    pub backend: Backend,
+    /// Host facts.
+    pub host: HostInfo,
+    /// Namespaces the partitions got.
+    pub namespaces: String,
+    /// Whether real-time priorities were used.
+    pub realtime: bool,
+    /// What could not be done as asked, and other remarks.
+    pub notes: Vec<String>,
+    /// Major frame, ns.
+    pub major_frame_ns: u64,
+    /// How long the schedule ran, ns.
+    pub ran_ns: u64,
+    /// Stopped by a signal rather than the duration.
+    pub interrupted: bool,
+    /// Cores.
+    pub cores: Vec<CoreReport>,
+    /// Partitions.
+    pub partitions: Vec<PartitionReport>,
+    /// cgroups or other objects that could not be removed (should be empty).
+    pub leftovers: Vec<String>,
+}
+
+impl RunReport {
+    /// Total overruns over all partitions.
+    pub fn total_overruns(&self) -> u64 {
+        self.partitions.iter().map(|p| p.overruns).sum()
+    }
+
+    /// A short human-readable summary.
+    pub fn render(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "module {}: backend {}, {} s, namespaces {}, real-time {}",
+            self.module,
+            self.backend,
+            self.ran_ns as f64 / 1e9,
+            self.namespaces,
+            if self.realtime { "yes" } else { "no" }
+        );
+        for n in &self.notes {
+            let _ = writeln!(s, "  note: {n}");
+        }
+        for c in &self.cores {
+            let _ = writeln!(
+                s,
+                "  core {}: {} boundaries, {} windows, {} missed; timer lateness {}",
+                c.core, c.boundaries, c.windows, c.missed_boundaries, c.timer_lateness
+            );
+            let _ = writeln!(s, "          raw wake-up lateness {}", c.wake_lateness);
+            let _ = writeln!(s, "          switch cost {}", c.switch_cost);
+            for e in &c.errors {
+                let _ = writeln!(s, "          error: {e}");
+            }
+        }
+        for p in &self.partitions {
+            let _ = writeln!(
+                s,
+                "  partition {} (id {}): {} windows, {} overruns (max {:.1} us), mode {}, {} restarts, {} lines{}{}",
+                p.name,
+                p.id,
+                p.windows,
+                p.overruns,
+                p.overrun.max as f64 / 1000.0,
+                p.mode,
+                p.restarts,
+                p.output_lines,
+                p.exit.as_ref().map(|e| format!(", {e}")).unwrap_or_default(),
+                p.exec_error
+                    .as_ref()
+                    .map(|e| format!(", could not start: {e}"))
+                    .unwrap_or_default(),
+            );
+        }
+        for l in &self.leftovers {
+            let _ = writeln!(s, "  LEFT BEHIND: {l}");
+        }
+        s
+    }
+}

@@ -1,0 +1,183 @@
+//! The per-core scheduler threads.
+//!
+//! Each thread owns the boundary timeline of one core. It sleeps on an absolute
+//! `CLOCK_MONOTONIC` deadline (a futex wait with an absolute time-out, so a shutdown can wake
+//! it), and at each boundary holds the partition that leaves the core and releases the one that
+//! enters. The deadline of boundary `i` of frame `k` is always `epoch + k * major_frame +
+//! offset_i`: lateness never accumulates. A thread that wakes after one or more later
+//! boundaries have already passed jumps to the boundary in force and counts the skipped ones.
+
+use crate::partition::{Life, Partition};
+use crate::stats::Histogram;
+use partita_schedule::{BoundaryCursor, CoreTimeline};
+use partita_sys::control::mode;
+use partita_sys::time::monotonic_ns;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// State shared by the scheduler threads and the supervisor.
+pub(crate) struct Shared {
+    pub parts: Vec<Arc<Partition>>,
+    /// 0 while running; 1 asks the scheduler threads to stop.
+    pub stop: AtomicU32,
+    /// Bumped when a partition asks for a mode change the supervisor must carry out.
+    pub work: AtomicU32,
+    pub epoch: u64,
+    pub end: Option<u64>,
+    pub tolerance: u64,
+    pub cpu_accounting: bool,
+    /// Wake this long before each boundary and spin until it (0: plain absolute sleep).
+    pub spin_margin: u64,
+}
+
+/// What one scheduler thread measured.
+pub(crate) struct CoreStats {
+    pub core: u32,
+    pub boundaries: u64,
+    pub missed: u64,
+    pub windows: u64,
+    pub lateness: Histogram,
+    pub wake_lateness: Histogram,
+    pub switch_cost: Histogram,
+    pub errors: Vec<String>,
+    pub realtime: Option<String>,
+}
+
+/// Runs the schedule of one core until the end time or a stop request.
+pub(crate) fn run_core(shared: &Shared, tl: CoreTimeline, rt: bool) -> CoreStats {
+    let mut st = CoreStats {
+        core: tl.core,
+        boundaries: 0,
+        missed: 0,
+        windows: 0,
+        lateness: Histogram::new(),
+        wake_lateness: Histogram::new(),
+        switch_cost: Histogram::new(),
+        errors: Vec::new(),
+        realtime: None,
+    };
+    if let Err(e) = partita_sys::sched::set_affinity(0, &[tl.core]) {
+        st.errors
+            .push(format!("pinning scheduler to core {}: {e}", tl.core));
+    }
+    if rt {
+        if let Err(e) = partita_sys::sched::set_fifo(0, crate::SCHEDULER_PRIORITY) {
+            st.realtime = Some(e.to_string());
+        }
+    }
+    if tl.boundaries.is_empty() {
+        return st;
+    }
+    let len = tl.boundaries.len() as u64;
+    let mut cur = tl.cursor();
+    let mut current: Option<usize> = None;
+    loop {
+        let deadline = cur.at(&tl, shared.epoch);
+        if shared.end.is_some_and(|end| deadline >= end) {
+            break;
+        }
+        // Sleep until the deadline (less the spin margin) or a stop request.
+        let wake_at = deadline.saturating_sub(shared.spin_margin);
+        while shared.stop.load(Ordering::Acquire) == 0 {
+            if !partita_sys::futex::wait(&shared.stop, 0, Some(wake_at), false)
+                || monotonic_ns() >= wake_at
+            {
+                break;
+            }
+        }
+        if shared.stop.load(Ordering::Acquire) != 0 {
+            break;
+        }
+        let mut woke = monotonic_ns();
+        st.wake_lateness.record(woke.saturating_sub(wake_at));
+        // The last stretch is spun: timer and wake-up latency are absorbed by the margin.
+        while woke < deadline {
+            std::hint::spin_loop();
+            woke = monotonic_ns();
+        }
+        st.lateness.record(woke.saturating_sub(deadline));
+        let b = *cur.boundary(&tl);
+        if current != b.next {
+            if let Some(p) = current {
+                leave(shared, &shared.parts[p], &mut st);
+            }
+            if let Some(n) = b.next {
+                enter(shared, &shared.parts[n], &mut st);
+            }
+            current = b.next;
+        }
+        if let Some(n) = b.next.filter(|_| b.window.is_some()) {
+            let mut d = shared.parts[n].state.lock().expect("partition state");
+            if d.life == Life::Live {
+                d.windows += 1;
+            }
+            st.windows += 1;
+        }
+        let done = monotonic_ns();
+        st.switch_cost.record(done.saturating_sub(woke));
+        st.boundaries += 1;
+        let next = cur.next(&tl);
+        if next.at(&tl, shared.epoch) <= done {
+            let inf = BoundaryCursor::in_force(&tl, shared.epoch, done).unwrap_or(next);
+            let pos = |c: BoundaryCursor| c.frame * len + c.index as u64;
+            st.missed += pos(inf).saturating_sub(pos(cur));
+            cur = inf;
+        } else {
+            cur = next;
+        }
+    }
+    if let Some(p) = current {
+        leave(shared, &shared.parts[p], &mut st);
+    }
+    st
+}
+
+fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {
+    let mut d = p.state.lock().expect("partition state");
+    d.active = d.active.saturating_sub(1);
+    if d.active > 0 || !d.running {
+        return;
+    }
+    if let Some(sw) = &d.switch {
+        if let Err(e) = sw.stop() {
+            st.errors.push(format!("holding {}: {e}", p.spec.name));
+        }
+    }
+    d.running = false;
+    if shared.cpu_accounting {
+        d.usage_at_stop = p.usage.as_ref().map(|u| u.read_ns());
+    }
+    // A mode change requested by the partition: IDLE, or a restart the supervisor performs.
+    let c = p.control();
+    let req = c.mode_request.load(Ordering::Acquire);
+    if d.life == Life::Live && req != mode::NO_REQUEST {
+        match req {
+            mode::IDLE => d.life = Life::Idle,
+            mode::COLD_START | mode::WARM_START => d.life = Life::RestartPending(req),
+            _ => {}
+        }
+        c.mode_request.store(mode::NO_REQUEST, Ordering::Release);
+        shared.work.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
+    let mut d = p.state.lock().expect("partition state");
+    d.active += 1;
+    if d.running || d.life != Life::Live {
+        return;
+    }
+    if let (Some(u0), Some(u)) = (d.usage_at_stop.take(), p.usage.as_ref()) {
+        let over = u.read_ns().saturating_sub(u0);
+        d.overrun.record(over);
+        if over > shared.tolerance {
+            d.overruns += 1;
+        }
+    }
+    if let Some(sw) = &d.switch {
+        if let Err(e) = sw.resume() {
+            st.errors.push(format!("releasing {}: {e}", p.spec.name));
+        }
+    }
+    d.running = true;
+}

@@ -1,0 +1,513 @@
+//! [`run`]: set-up, supervision and clean shutdown of a module.
+
+use crate::backend::Backend;
+use crate::host::HostInfo;
+use crate::output::{Output, Sinks};
+use crate::partition::{Life, Partition};
+use crate::plan::ModulePlan;
+use crate::report::{CoreReport, PartitionReport, RunReport};
+use crate::scheduler::{run_core, CoreStats, Shared};
+use crate::{ManagerError, RunOptions};
+use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind};
+use partita_sys::control::mode;
+use partita_sys::guard::{Guard, GuardPlan};
+use partita_sys::spawn::Namespaces;
+use partita_sys::time::monotonic_ns;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// START_CONDITION values.
+const NORMAL_START: u32 = 0;
+const PARTITION_RESTART: u32 = 1;
+
+/// Runs `plan` until `opts.duration` elapses, a handled signal arrives, or `opts.stop` is set.
+/// Every process, cgroup and shared-memory object it creates is gone when it returns (and a
+/// guard process removes them if the manager itself dies).
+pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerError> {
+    plan.check().map_err(ManagerError::InvalidPlan)?;
+    let host = HostInfo::detect();
+    let backend = Backend::resolve(opts.backend, &host)?;
+    let mut notes = Vec::new();
+    let rt = opts.realtime && host.fifo;
+    if opts.realtime && !host.fifo {
+        notes.push(format!(
+            "real-time priorities unavailable ({}); windows are still enforced but timing is best effort",
+            host.fifo_error.as_deref().unwrap_or("unknown")
+        ));
+    }
+    if !host.root {
+        notes.push("not root: no cgroups (no memory limit, no cpuset, no CPU accounting); the signals backend stops only the partition's main process".into());
+    }
+    if let Some((runtime, period)) = host.rt_throttle {
+        if runtime >= 0 && runtime < period {
+            notes.push(format!(
+                "real-time throttling is on ({runtime}/{period} us) and left unchanged; keep at least {:.0}% of every core idle (partita check warns)",
+                100.0 * (period - runtime) as f64 / period as f64
+            ));
+        }
+    }
+    if opts.handle_signals {
+        partita_sys::proc::block_signals(&[libc_sig::SIGINT, libc_sig::SIGTERM])?;
+    }
+    if rt {
+        if let Err(e) = partita_sys::sched::lock_memory() {
+            notes.push(format!("could not lock the manager's memory: {e}"));
+        }
+    }
+
+    let run_dir = format!(
+        "partita/{}-{}",
+        partita_sys::sched::getpid(),
+        monotonic_ns() / 1000
+    );
+    let mut parts: Vec<Arc<Partition>> = Vec::new();
+    let mut sentinel: Option<(Cgroup, Freezer)> = None;
+    let setup = (|| -> Result<(), ManagerError> {
+        for i in 0..plan.partitions.len() {
+            parts.push(Arc::new(Partition::prepare(
+                plan, i, &host, backend, &run_dir,
+            )?));
+        }
+        if backend == Backend::FreezerV1 {
+            // Keep one cgroup frozen for the whole run: the kernel then leaves its freezer
+            // static key enabled, and each freeze/thaw of a partition costs ~18 us instead of
+            // ~90 us of code patching.
+            let root = host.mounts.freezer.as_ref().expect("v1 freezer");
+            let g = Cgroup::create(root.join(&run_dir).join("sentinel"))?;
+            let f = Freezer::open(&g, FreezerKind::V1)?;
+            f.freeze()?;
+            sentinel = Some((g, f));
+        }
+        Ok(())
+    })();
+    // The guard knows every directory that may exist, deepest first.
+    let guard_plan = guard_plan(&host, &parts, &run_dir, backend);
+    let cleanup_dirs = |parts: &[Arc<Partition>], sentinel: &Option<(Cgroup, Freezer)>| {
+        let mut left = Vec::new();
+        for p in parts {
+            left.extend(p.remove_groups());
+        }
+        if let Some((g, f)) = sentinel {
+            let _ = f.thaw();
+            if let Err(e) = g.remove() {
+                left.push(e.to_string());
+            }
+        }
+        for d in run_dirs(&host, &run_dir) {
+            if std::fs::remove_dir(&d).is_err() && d.exists() {
+                // Another run may share the `partita` parent: only our own run dir matters.
+                if d.ends_with(run_dir.rsplit('/').next().unwrap_or_default()) {
+                    left.push(format!("could not remove {}", d.display()));
+                }
+            }
+        }
+        left
+    };
+    if let Err(e) = setup {
+        cleanup_dirs(&parts, &sentinel);
+        return Err(e);
+    }
+    let guard = match Guard::start(&guard_plan) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            notes.push(format!("no clean-up guard: {e}"));
+            None
+        }
+    };
+
+    let sinks = make_sinks(plan, opts)?;
+    let epoch_cell = Arc::new(AtomicU64::new(monotonic_ns()));
+    let output = Output::start(parts.clone(), sinks, epoch_cell.clone())?;
+
+    // Spawn every partition, held before execve.
+    let mut namespaces = if opts.namespaces && host.root {
+        Namespaces::all()
+    } else {
+        if opts.namespaces {
+            notes.push("namespaces need root; partitions share the host's".into());
+        }
+        Namespaces::default()
+    };
+    let mut spawn_err = None;
+    for p in &parts {
+        p.fill_control(plan, 0, NORMAL_START, 0, rt);
+        match p.spawn(backend, &mut namespaces, &mut notes, &opts.env) {
+            Ok(pipes) => output.add(p.index, pipes),
+            Err(e) => {
+                spawn_err = Some(e);
+                break;
+            }
+        }
+    }
+    if let Some(e) = spawn_err {
+        for p in &parts {
+            p.signal_kill();
+        }
+        let deadline = monotonic_ns() + 5_000_000_000;
+        for p in &parts {
+            p.reap(deadline);
+        }
+        output.finish();
+        cleanup_dirs(&parts, &sentinel);
+        if let Some(g) = guard {
+            g.finish();
+        }
+        return Err(e);
+    }
+
+    // The epoch: far enough ahead for every scheduler thread to be asleep before it.
+    let epoch = (monotonic_ns() + 20_000_000).div_ceil(1_000_000) * 1_000_000;
+    epoch_cell.store(epoch, Ordering::Relaxed);
+    for p in &parts {
+        p.control().epoch_ns.store(epoch, Ordering::Release);
+    }
+    let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
+    let shared = Arc::new(Shared {
+        parts: parts.clone(),
+        stop: AtomicU32::new(0),
+        work: AtomicU32::new(0),
+        epoch,
+        end,
+        tolerance: opts.overrun_tolerance.as_nanos() as u64,
+        cpu_accounting: true,
+        spin_margin: if rt {
+            opts.spin_margin.as_nanos() as u64
+        } else {
+            0
+        },
+    });
+    output.event(&format!(
+        "module {} started: backend {backend}, {} partitions, major frame {} ms",
+        plan.name,
+        parts.len(),
+        plan.frame.major_frame as f64 / 1e6
+    ));
+    let mut threads = Vec::new();
+    for core in plan.frame.cores() {
+        let tl = plan.frame.core_timeline(core);
+        let sh = shared.clone();
+        let t = std::thread::Builder::new()
+            .name(format!("partita-core{core}"))
+            .spawn(move || run_core(&sh, tl, rt))
+            .map_err(|e| partita_sys::SysError::io("spawn scheduler thread", e))?;
+        threads.push(t);
+    }
+
+    // Supervise.
+    let mut interrupted = false;
+    let mut seen_work = 0;
+    loop {
+        if let Some(s) = &opts.stop {
+            if s.load(Ordering::Acquire) {
+                interrupted = true;
+                break;
+            }
+        }
+        if end.is_some_and(|e| monotonic_ns() >= e) || threads.iter().all(|t| t.is_finished()) {
+            break;
+        }
+        if opts.handle_signals {
+            if partita_sys::proc::wait_signal(&[libc_sig::SIGINT, libc_sig::SIGTERM], 10_000_000)
+                .is_some()
+            {
+                interrupted = true;
+                break;
+            }
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        reap(&parts, &output);
+        let w = shared.work.load(Ordering::Acquire);
+        if w != seen_work {
+            seen_work = w;
+            carry_out_mode_changes(
+                plan,
+                &parts,
+                backend,
+                &mut namespaces,
+                &mut notes,
+                opts,
+                &output,
+                epoch,
+                rt,
+            );
+        }
+    }
+    shared.stop.store(1, Ordering::Release);
+    partita_sys::futex::wake(&shared.stop, u32::MAX, false);
+    let stats: Vec<CoreStats> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
+    let ran_ns = monotonic_ns().saturating_sub(epoch);
+    reap(&parts, &output);
+    // Kill everything first, then wait: see `Partition::signal_kill`.
+    for p in &parts {
+        p.signal_kill();
+    }
+    let deadline = monotonic_ns() + 5_000_000_000;
+    for p in &parts {
+        if !p.reap(deadline) {
+            notes.push(format!(
+                "partition {} did not die within 5 s of SIGKILL",
+                p.spec.name
+            ));
+        }
+    }
+    output.event(&format!(
+        "module {} stopped after {:.3} s{}",
+        plan.name,
+        ran_ns as f64 / 1e9,
+        if interrupted { " (interrupted)" } else { "" }
+    ));
+    output.finish();
+    let leftovers = cleanup_dirs(&parts, &sentinel);
+    if let Some(g) = guard {
+        g.finish();
+    }
+
+    let mut cores = Vec::new();
+    for s in stats {
+        if let Some(e) = &s.realtime {
+            notes.push(format!(
+                "core {}: scheduler thread without SCHED_FIFO: {e}",
+                s.core
+            ));
+        }
+        cores.push(CoreReport {
+            core: s.core,
+            boundaries: s.boundaries,
+            missed_boundaries: s.missed,
+            windows: s.windows,
+            timer_lateness: s.lateness.summary(),
+            wake_lateness: s.wake_lateness.summary(),
+            switch_cost: s.switch_cost.summary(),
+            errors: s.errors,
+        });
+    }
+    let partitions = parts
+        .iter()
+        .map(|p| {
+            let d = p.state.lock().expect("partition state");
+            let o = *p.output.lock().expect("counters");
+            let m = match d.life {
+                Life::Idle | Life::Dead => mode::IDLE,
+                _ => p.control().mode.load(Ordering::Acquire),
+            };
+            PartitionReport {
+                name: p.spec.name.clone(),
+                id: p.spec.id,
+                windows: d.windows,
+                overruns: d.overruns,
+                overrun: d.overrun.summary(),
+                mode: mode_name(m).into(),
+                restarts: d.restarts,
+                exit: d.exit.clone(),
+                exec_error: d.exec_error.clone(),
+                output_lines: o.lines,
+                output_bytes: o.bytes,
+                split_lines: o.split_lines,
+                application_messages: o.reports,
+                bad_reports: o.bad_reports,
+            }
+        })
+        .collect();
+    Ok(RunReport {
+        module: plan.name.clone(),
+        backend,
+        host,
+        namespaces: namespaces.describe(),
+        realtime: rt,
+        notes,
+        major_frame_ns: plan.frame.major_frame,
+        ran_ns,
+        interrupted,
+        cores,
+        partitions,
+        leftovers,
+    })
+}
+
+/// Signal numbers (kept here so the manager needs no libc dependency).
+mod libc_sig {
+    pub const SIGINT: i32 = 2;
+    pub const SIGTERM: i32 = 15;
+}
+
+fn mode_name(m: u32) -> &'static str {
+    match m {
+        mode::IDLE => "IDLE",
+        mode::COLD_START => "COLD_START",
+        mode::WARM_START => "WARM_START",
+        mode::NORMAL => "NORMAL",
+        _ => "INVALID",
+    }
+}
+
+/// Reaps partitions that ended on their own.
+fn reap(parts: &[Arc<Partition>], output: &Output) {
+    while let Some((pid, how)) = partita_sys::proc::try_wait(-1) {
+        for p in parts {
+            let mut d = p.state.lock().expect("partition state");
+            if d.pid == pid {
+                d.pid = 0;
+                if d.life == Life::Live {
+                    d.life = Life::Dead;
+                    d.exit = Some(how.to_string());
+                    drop(d);
+                    output.event(&format!("partition {} {how}", p.spec.name));
+                }
+                break;
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn carry_out_mode_changes(
+    plan: &ModulePlan,
+    parts: &[Arc<Partition>],
+    backend: Backend,
+    namespaces: &mut Namespaces,
+    notes: &mut Vec<String>,
+    opts: &RunOptions,
+    output: &Output,
+    epoch: u64,
+    rt: bool,
+) {
+    for p in parts {
+        let life = p.state.lock().expect("partition state").life;
+        match life {
+            Life::Idle if p.state.lock().expect("partition state").pid > 0 => {
+                output.event(&format!("partition {} set itself to IDLE", p.spec.name));
+                p.kill();
+            }
+            Life::RestartPending(m) => {
+                output.event(&format!(
+                    "partition {} restarts in {}",
+                    p.spec.name,
+                    mode_name(m)
+                ));
+                p.kill();
+                let restarts = {
+                    let mut d = p.state.lock().expect("partition state");
+                    d.restarts += 1;
+                    d.exit = None;
+                    d.restarts
+                };
+                p.fill_control(plan, epoch, PARTITION_RESTART, restarts, rt);
+                p.control().mode.store(m, Ordering::Release);
+                match p.spawn(backend, namespaces, notes, &opts.env) {
+                    Ok(pipes) => output.add(p.index, pipes),
+                    Err(e) => {
+                        output.event(&format!("partition {} could not restart: {e}", p.spec.name));
+                        let mut d = p.state.lock().expect("partition state");
+                        d.life = Life::Dead;
+                        d.exit = Some(format!("restart failed: {e}"));
+                    }
+                }
+                // It will be released at the start of its next window (the scheduler sees
+                // `running == false`); if it is inside a window right now, release it at once.
+                let mut d = p.state.lock().expect("partition state");
+                if d.active > 0 && d.life == Life::Live {
+                    if let Some(sw) = &d.switch {
+                        let _ = sw.resume();
+                    }
+                    d.running = true;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn make_sinks(plan: &ModulePlan, opts: &RunOptions) -> Result<Sinks, ManagerError> {
+    let width = plan
+        .partitions
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(0)
+        .max("partita".len());
+    let mut files = Vec::new();
+    let mut module_log = None;
+    if let Some(dir) = &opts.log_dir {
+        let err = |path: PathBuf, e| ManagerError::Log { path, source: e };
+        std::fs::create_dir_all(dir).map_err(|e| err(dir.clone(), e))?;
+        for p in &plan.partitions {
+            let path = dir.join(format!("{}.log", p.name));
+            let f = std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?;
+            files.push(Some(Mutex::new(f)));
+        }
+        let path = dir.join("module.log");
+        module_log = Some(Mutex::new(
+            std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?,
+        ));
+    } else {
+        files.resize_with(plan.partitions.len(), || None);
+    }
+    Ok(Sinks {
+        echo: opts.echo,
+        files,
+        module_log,
+        width,
+    })
+}
+
+fn run_dirs(host: &HostInfo, run_dir: &str) -> Vec<PathBuf> {
+    let m = &host.mounts;
+    let mut v = Vec::new();
+    for root in [&m.cpuacct, &m.cpuset, &m.memory, &m.freezer, &m.v2]
+        .into_iter()
+        .flatten()
+    {
+        v.push(root.join(run_dir));
+        v.push(root.join("partita"));
+    }
+    v
+}
+
+fn cstr(p: &std::path::Path) -> CString {
+    CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
+}
+
+fn guard_plan(
+    host: &HostInfo,
+    parts: &[Arc<Partition>],
+    run_dir: &str,
+    backend: Backend,
+) -> GuardPlan {
+    let mut g = GuardPlan::default();
+    for p in parts {
+        if let Some(f) = &p.freezer_group {
+            let (file, value) = match backend {
+                Backend::FreezerV2 => ("cgroup.freeze", "0"),
+                _ => ("freezer.state", "THAWED"),
+            };
+            g.thaw.push((
+                cstr(&f.dir().join(file)),
+                CString::new(value).expect("no NUL"),
+            ));
+        }
+        for grp in &p.groups {
+            g.procs.push(cstr(&grp.dir().join("cgroup.procs")));
+        }
+    }
+    for p in parts {
+        for grp in &p.groups {
+            g.dirs.push(cstr(grp.dir()));
+        }
+    }
+    if let Some(root) = &host.mounts.freezer {
+        let s = root.join(run_dir).join("sentinel");
+        g.thaw.push((
+            cstr(&s.join("freezer.state")),
+            CString::new("THAWED").expect("no NUL"),
+        ));
+        g.dirs.push(cstr(&s));
+    }
+    for d in run_dirs(host, run_dir) {
+        g.dirs.push(cstr(&d));
+    }
+    g
+}

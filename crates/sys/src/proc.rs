@@ -1,0 +1,204 @@
+//! Processes and signals: kill, wait, signal masks.
+
+use crate::{check, Result};
+
+/// How a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// `exit(code)`.
+    Exited(i32),
+    /// Killed by a signal.
+    Signaled(i32),
+}
+
+impl std::fmt::Display for ExitKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitKind::Exited(c) => write!(f, "exited with status {c}"),
+            ExitKind::Signaled(s) => write!(f, "killed by signal {} ({})", s, signal_name(*s)),
+        }
+    }
+}
+
+/// Short name of a signal number.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGSYS => "SIGSYS",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => "signal",
+    }
+}
+
+/// Sends `sig` to process `pid`. A process that no longer exists is not an error.
+pub fn kill(pid: i32, sig: i32) -> Result<()> {
+    // SAFETY: kill takes plain integers.
+    let r = unsafe { libc::kill(pid, sig) };
+    if r == -1 && std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH) {
+        check(r, "kill")?;
+    }
+    Ok(())
+}
+
+/// Sends `sig` to thread `tid` of process `pid`.
+pub fn tgkill(pid: i32, tid: i32, sig: i32) -> Result<()> {
+    // SAFETY: tgkill takes plain integers.
+    let r = unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, sig) } as libc::c_int;
+    if r == -1 && std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH) {
+        check(r, "tgkill")?;
+    }
+    Ok(())
+}
+
+/// Reaps one child without blocking: `Some((pid, how))`, or `None` if no child has ended.
+/// `pid` is -1 for any child.
+pub fn try_wait(pid: i32) -> Option<(i32, ExitKind)> {
+    let mut status = 0;
+    // SAFETY: `status` is a valid int to write to.
+    let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+    if r <= 0 {
+        return None;
+    }
+    Some((r, decode(status)))
+}
+
+/// Waits (blocking) for child `pid`.
+pub fn wait(pid: i32) -> Option<ExitKind> {
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is a valid int to write to.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return Some(decode(status));
+        }
+        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return None;
+    }
+}
+
+fn decode(status: i32) -> ExitKind {
+    if libc::WIFSIGNALED(status) {
+        ExitKind::Signaled(libc::WTERMSIG(status))
+    } else {
+        ExitKind::Exited(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Blocks `signals` in the calling thread (threads created afterwards inherit the mask).
+pub fn block_signals(signals: &[i32]) -> Result<()> {
+    // SAFETY: sigset_t is plain data initialised by sigemptyset before use.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid sigset_t.
+    unsafe { libc::sigemptyset(&mut set) };
+    for &s in signals {
+        // SAFETY: `set` is a valid sigset_t; invalid signal numbers just fail.
+        unsafe { libc::sigaddset(&mut set, s) };
+    }
+    // SAFETY: valid set pointer, null old-set pointer.
+    let r = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+    check(if r == 0 { 0 } else { -1 }, "pthread_sigmask")?;
+    Ok(())
+}
+
+/// Waits up to `timeout_ns` for one of the (blocked) `signals`; returns it, or `None`.
+pub fn wait_signal(signals: &[i32], timeout_ns: u64) -> Option<i32> {
+    // SAFETY: as in `block_signals`.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid sigset_t.
+    unsafe { libc::sigemptyset(&mut set) };
+    for &s in signals {
+        // SAFETY: `set` is a valid sigset_t.
+        unsafe { libc::sigaddset(&mut set, s) };
+    }
+    let ts = crate::time::timespec(timeout_ns);
+    // SAFETY: valid set and timespec; the siginfo pointer may be null.
+    let r = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &ts) };
+    (r > 0).then_some(r)
+}
+
+/// Sets `SIGPIPE` to be ignored in the whole process (writes to a closed pipe return EPIPE).
+pub fn ignore_sigpipe() {
+    // SAFETY: installing SIG_IGN for SIGPIPE has no memory-safety implications.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+}
+
+/// Sets `FD_CLOEXEC` off on `fd`, so that it survives `execve`.
+pub fn clear_cloexec(fd: i32) -> Result<()> {
+    // SAFETY: fcntl on an integer descriptor; failure is reported.
+    check(
+        unsafe { libc::fcntl(fd, libc::F_SETFD, 0) },
+        "fcntl(F_SETFD)",
+    )?;
+    Ok(())
+}
+
+/// Whether this process runs with effective uid 0.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no arguments.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Waits up to `timeout_ms` (-1: forever) until one of `fds` is readable or hung up.
+/// Returns, per descriptor, whether it is ready (readable, hung up or in error).
+pub fn poll_readable(fds: &[i32], timeout_ms: i32) -> Result<Vec<bool>> {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `p` is a valid array of `p.len()` pollfd structures.
+    let r = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
+    if r < 0 {
+        if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            return Ok(vec![false; fds.len()]);
+        }
+        check(r, "poll")?;
+    }
+    Ok(p.iter().map(|x| x.revents != 0).collect())
+}
+
+/// Takes ownership of descriptor number `fd` inherited from the parent, as a `File`.
+/// `None` when it is not open.
+pub fn inherited_file(fd: i32) -> Option<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: F_GETFD only queries the descriptor table.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return None;
+    }
+    // SAFETY: `fd` is open and, by the launch protocol, belongs to the caller alone, which
+    // takes ownership of it exactly once.
+    Some(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+/// Makes stdout line-buffered in C stdio, so partition output reaches the manager line by
+/// line even though it is a pipe.
+pub fn line_buffer_c_stdout() {
+    extern "C" {
+        static mut stdout: *mut libc::FILE;
+    }
+    // SAFETY: `stdout` is the C library's stream, valid for the whole process; setvbuf before
+    // any output is its documented use; we only read the pointer value.
+    unsafe {
+        let s = std::ptr::addr_of!(stdout).read();
+        if !s.is_null() {
+            libc::setvbuf(s, std::ptr::null_mut(), libc::_IOLBF, 0);
+        }
+    }
+}

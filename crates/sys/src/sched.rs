@@ -1,0 +1,114 @@
+//! Thread scheduling: real-time priorities, CPU affinity, thread ids.
+
+use crate::{check, Result, SysError};
+
+/// The kernel thread id of the calling thread.
+pub fn gettid() -> i32 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// The process id of the caller.
+pub fn getpid() -> i32 {
+    // SAFETY: getpid has no arguments and cannot fail.
+    unsafe { libc::getpid() }
+}
+
+/// Puts thread `tid` (0: the caller) in `SCHED_FIFO` at `priority` (1..=99).
+pub fn set_fifo(tid: i32, priority: i32) -> Result<()> {
+    let p = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: `p` is a valid sched_param for the duration of the call.
+    check(
+        unsafe { libc::sched_setscheduler(tid, libc::SCHED_FIFO, &p) },
+        "sched_setscheduler(SCHED_FIFO)",
+    )?;
+    Ok(())
+}
+
+/// Changes the real-time priority of thread `tid` (0: the caller) without changing its policy.
+/// Lowering the priority of a running thread makes the kernel reschedule at once.
+pub fn set_priority(tid: i32, priority: i32) -> Result<()> {
+    let p = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: `p` is a valid sched_param for the duration of the call.
+    check(unsafe { libc::sched_setparam(tid, &p) }, "sched_setparam")?;
+    Ok(())
+}
+
+/// Puts thread `tid` (0: the caller) back in `SCHED_OTHER`.
+pub fn set_other(tid: i32) -> Result<()> {
+    let p = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `p` is a valid sched_param for the duration of the call.
+    check(
+        unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &p) },
+        "sched_setscheduler(SCHED_OTHER)",
+    )?;
+    Ok(())
+}
+
+/// Restricts thread `tid` (0: the caller) to the given CPUs.
+pub fn set_affinity(tid: i32, cpus: &[u32]) -> Result<()> {
+    // SAFETY: cpu_set_t is plain data; an all-zero value is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        // SAFETY: CPU_SET bounds-checks nothing, so guard the index ourselves.
+        if (c as usize) < libc::CPU_SETSIZE as usize {
+            unsafe { libc::CPU_SET(c as usize, &mut set) };
+        }
+    }
+    // SAFETY: `set` is a valid cpu_set_t of the size we pass.
+    check(
+        unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) },
+        "sched_setaffinity",
+    )?;
+    Ok(())
+}
+
+/// The CPU the caller is running on right now.
+pub fn current_cpu() -> u32 {
+    // SAFETY: sched_getcpu has no arguments.
+    let c = unsafe { libc::sched_getcpu() };
+    c.max(0) as u32
+}
+
+/// Whether the caller may use `SCHED_FIFO` (tried on a short-lived thread, so the caller's own
+/// policy is untouched).
+pub fn fifo_allowed() -> std::result::Result<(), SysError> {
+    std::thread::spawn(|| set_fifo(0, 1))
+        .join()
+        .unwrap_or_else(|_| {
+            Err(SysError::io(
+                "probe thread",
+                std::io::Error::other("panicked"),
+            ))
+        })
+}
+
+/// `/proc/sys/kernel/sched_rt_runtime_us` and `sched_rt_period_us` (real-time throttling).
+pub fn rt_throttling() -> Option<(i64, i64)> {
+    let rd = |p: &str| -> Option<i64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
+    Some((
+        rd("/proc/sys/kernel/sched_rt_runtime_us")?,
+        rd("/proc/sys/kernel/sched_rt_period_us")?,
+    ))
+}
+
+/// Locks all current and future pages of the caller in memory (no page faults on the hot path).
+pub fn lock_memory() -> Result<()> {
+    // SAFETY: mlockall only takes flags.
+    check(
+        unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) },
+        "mlockall",
+    )?;
+    Ok(())
+}
+
+/// Number of online CPUs.
+pub fn online_cpus() -> u32 {
+    // SAFETY: sysconf only takes a name.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    n.max(1) as u32
+}

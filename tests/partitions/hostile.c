@@ -1,0 +1,34 @@
+/* A hostile partition: blocks every signal it can, forks a child and spawns threads, all of
+ * which spin outside APEX and check the clock against the partition's windows. */
+#define _GNU_SOURCE
+#include "window_check.h"
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+static struct window_check wc;
+
+static void *thread_spin(void *arg)
+{
+    wc_spin(&wc, (const char *)arg);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL); /* SIGSTOP and SIGKILL cannot be blocked */
+    wc_parse(&wc, argc, argv);
+    pid_t child = fork();
+    if (child == 0) {
+        wc_spin(&wc, "forked-child");
+    }
+    static const char *roles[] = {"thread-1", "thread-2", "thread-3"};
+    for (int i = 0; i < 3; i++) {
+        pthread_t t;
+        pthread_create(&t, NULL, thread_spin, (void *)roles[i]);
+    }
+    wc_spin(&wc, "main");
+    return 0;
+}
