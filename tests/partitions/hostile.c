@@ -20,6 +20,12 @@ int main(int argc, char **argv)
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, NULL); /* SIGSTOP and SIGKILL cannot be blocked */
     wc_parse(&wc, argc, argv);
+    wc_yield = 1;
+    /* The first APEX call starts the runtime (and makes this thread real-time): do it before
+     * forking and spawning, so that every spinner runs at the same priority. */
+    RETURN_CODE_TYPE rc;
+    SYSTEM_TIME_TYPE t;
+    GET_TIME(&t, &rc);
     pid_t child = fork();
     if (child == 0) {
         wc_spin(&wc, "forked-child");

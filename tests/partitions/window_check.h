@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <ARINC653.h>
 
 #define MAX_WINDOWS 16
@@ -53,26 +54,34 @@ static inline long long wc_outside(const struct window_check *wc, long long t)
     return best < 0 ? 0 : best;
 }
 
+/* When set, spinners yield the CPU every 64 samples, so that several spinners of one
+ * partition at the same real-time priority all get to run. */
+static int wc_yield;
+
 /* Spins forever sampling the APEX clock; prints a CHECK line about every 200 ms of its own
  * running time. `role` names the thread or process doing the sampling. */
 static inline void wc_spin(const struct window_check *wc, const char *role)
 {
     RETURN_CODE_TYPE rc;
-    long long samples = 0, outside = 0, worst = 0, last_print = 0;
+    long long samples = 0, outside = 0, worst = 0, last_print = 0, first_bad = -1;
     for (;;) {
         SYSTEM_TIME_TYPE t;
         GET_TIME(&t, &rc);
         samples++;
+        if (wc_yield && (samples & 63) == 0)
+            sched_yield();
         long long d = wc_outside(wc, t);
         if (d > 0) {
+            if (first_bad < 0)
+                first_bad = t;
             outside++;
             if (d > worst)
                 worst = d;
         }
         if (t - last_print > 200000000LL) {
             last_print = t;
-            printf("CHECK %s %s samples=%lld outside=%lld worst_ns=%lld\n", wc->name, role,
-                   samples, outside, worst);
+            printf("CHECK %s %s samples=%lld outside=%lld worst_ns=%lld first_outside_ns=%lld\n",
+                   wc->name, role, samples, outside, worst, first_bad);
             fflush(stdout);
         }
     }

@@ -302,7 +302,7 @@ fn a_compiled_plan_runs_and_a_corrupt_one_is_refused() {
     assert!(
         String::from_utf8_lossy(&out.stderr)
             .to_lowercase()
-            .contains("hash"),
+            .contains("sha-256"),
         "{}",
         text(&out)
     );

@@ -156,9 +156,20 @@ mod libc_sig {
     pub const SIGCONT: i32 = 18;
 }
 
+/// Signals one process. A stop is sent both to its main thread (`tgkill` always wakes that
+/// thread, which then stops the whole group) and to the process (in case the main thread has
+/// exited): a process-directed SIGSTOP alone was seen to be left pending, unnoticed by a
+/// spinning thread, until the next SIGCONT cancelled it.
+fn signal_one(pid: i32, sig: i32) -> partita_sys::Result<()> {
+    if sig == libc_sig::SIGSTOP {
+        partita_sys::proc::tgkill(pid, pid, sig)?;
+    }
+    partita_sys::proc::kill(pid, sig)
+}
+
 fn signal_all(procs: Option<&PathBuf>, main_pid: i32, sig: i32) -> partita_sys::Result<()> {
     let Some(path) = procs else {
-        return partita_sys::proc::kill(main_pid, sig);
+        return signal_one(main_pid, sig);
     };
     // Opened afresh each time: a `cgroup.procs` descriptor re-read from offset 0 keeps
     // returning the list as it was at open time, which would miss processes forked since.
@@ -179,14 +190,14 @@ fn signal_all(procs: Option<&PathBuf>, main_pid: i32, sig: i32) -> partita_sys::
             if c.is_ascii_digit() {
                 carry = carry.max(0) * 10 + (c - b'0') as i64;
             } else if carry >= 0 {
-                partita_sys::proc::kill(carry as i32, sig)?;
+                signal_one(carry as i32, sig)?;
                 carry = -1;
             }
         }
         off += n as u64;
     }
     if carry >= 0 {
-        partita_sys::proc::kill(carry as i32, sig)?;
+        signal_one(carry as i32, sig)?;
     }
     Ok(())
 }

@@ -40,6 +40,8 @@ pub(crate) struct Dyn {
     pub running: bool,
     /// CPU usage read when the partition was last held, to measure what it used afterwards.
     pub usage_at_stop: Option<u64>,
+    /// "go" end of a child not yet released (signals backend: released at its first window).
+    pub pending_go: Option<OwnedFd>,
     pub windows: u64,
     pub overruns: u64,
     pub overrun: Histogram,
@@ -158,6 +160,7 @@ impl Partition {
                 active: 0,
                 running: false,
                 usage_at_stop: None,
+                pending_go: None,
                 windows: 0,
                 overruns: 0,
                 overrun: Histogram::new(),
@@ -306,10 +309,20 @@ impl Partition {
                 main_pid: child.pid,
             },
         };
-        switch.stop()?;
-        // Held by the backend: let it go on to execve, which it reaches in its first window.
-        child.go()?;
+        // The child waits for "go" before execve. With a freezer it is frozen and released at
+        // once: it reaches execve when thawed in its first window. With signals it is not
+        // stopped at all: "go" is sent at the start of its first window instead (a stop and
+        // continue before execve was seen to make the first stop after execve ineffective).
+        let pending_go = match switch {
+            Switch::Freezer(_) => {
+                switch.stop()?;
+                child.go()?;
+                None
+            }
+            Switch::Signals { .. } => child.take_go(),
+        };
         let mut st = self.state.lock().expect("partition state");
+        st.pending_go = pending_go;
         st.pid = child.pid;
         st.switch = Some(switch);
         st.running = false;
@@ -339,6 +352,10 @@ impl Partition {
                 let _ = partita_sys::proc::kill(p, 9);
             }
         }
+        drop(st);
+        let mut st = self.state.lock().expect("partition state");
+        // A child still waiting for "go" exits when the pipe closes.
+        st.pending_go = None;
         // A frozen task only dies once thawed.
         if let Some(sw) = &st.switch {
             let _ = sw.resume();

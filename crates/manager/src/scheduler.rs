@@ -174,7 +174,11 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
             d.overruns += 1;
         }
     }
-    if let Some(sw) = &d.switch {
+    if let Some(go) = d.pending_go.take() {
+        if let Err(e) = partita_sys::spawn::release(go) {
+            st.errors.push(format!("releasing {}: {e}", p.spec.name));
+        }
+    } else if let Some(sw) = &d.switch {
         if let Err(e) = sw.resume() {
             st.errors.push(format!("releasing {}: {e}", p.spec.name));
         }

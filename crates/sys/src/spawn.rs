@@ -130,6 +130,11 @@ impl Spawned {
         Ok(())
     }
 
+    /// Takes the "go" end, to release the child later with [`release`].
+    pub fn take_go(&mut self) -> Option<OwnedFd> {
+        self.go.take()
+    }
+
     /// Waits (blocking) for the exec result: `Ok(())` if `execve` succeeded.
     pub fn exec_result(&self) -> std::result::Result<(), std::io::Error> {
         let mut buf = [0u8; 4];
@@ -161,6 +166,17 @@ impl Spawned {
             Ok(())
         }
     }
+}
+
+/// Lets a child whose "go" end was taken with [`Spawned::take_go`] proceed to `execve`.
+pub fn release(go: OwnedFd) -> Result<()> {
+    let b = [1u8];
+    // SAFETY: writing one byte from a valid buffer to a pipe we own.
+    let r = unsafe { libc::write(go.as_raw_fd(), b.as_ptr().cast(), 1) };
+    if r != 1 {
+        return Err(SysError::last("write(go pipe)"));
+    }
+    Ok(())
 }
 
 fn pipe_cloexec() -> Result<(OwnedFd, OwnedFd)> {
