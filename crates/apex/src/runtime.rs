@@ -259,9 +259,15 @@ impl Runtime {
             if old == enc {
                 continue;
             }
-            if let Some(prev) = decode(old).and_then(|r| self.slot(r)) {
-                // A preempted process: let the kernel switch now, keep it runnable.
-                self.set_prio(&prev, self.rt_run - 10);
+            let prev_runner = decode(old);
+            if let Some(prev) = prev_runner.and_then(|r| self.slot(r)) {
+                // Another thread preempted asynchronously (we are the timer thread, or a
+                // process on another core): demote it so the kernel switches now while it
+                // stays runnable. The calling thread itself is never demoted here: it holds
+                // the kernel lock, and it parks on its futex once it has released it.
+                if prev_runner != self.me() {
+                    self.set_prio(&prev, self.rt_run - 10);
+                }
                 prev.word.fetch_add(1, Ordering::Release);
             }
             if let Some(next) = want.and_then(|r| self.slot(r)) {

@@ -332,3 +332,71 @@ fn a_missing_executable_is_reported_by_check() {
         text(&out)
     );
 }
+
+#[test]
+fn a_partition_restarts_itself_then_goes_idle() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("a_partition_restarts_itself_then_goes_idle", &r);
+    }
+    let dir = scratch("restart");
+    let token = format!("tok-restart-{}", std::process::id());
+    let module = write_module(
+        &dir,
+        "restart",
+        100,
+        &[
+            Part {
+                name: "phoenix",
+                exe: partition_exe("restarter"),
+                windows: vec![(0, 30)],
+                extra: vec![token.clone()],
+            },
+            Part {
+                name: "steady",
+                exe: partition_exe("window_check"),
+                windows: vec![(50, 30)],
+                extra: vec![token.clone()],
+            },
+        ],
+    );
+    let child = partita()
+        .args(["run", "--duration", "2s", "--json"])
+        .arg(dir.join("report.json"))
+        .arg(&module)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("MODE init mode 1 start_condition 0"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        stdout.contains("MODE requesting COLD_START"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        stdout.contains("MODE init mode 1 start_condition 1"),
+        "{}",
+        text(&out)
+    );
+    assert!(stdout.contains("MODE requesting IDLE"), "{}", text(&out));
+    assert!(!stdout.contains("unexpected return"), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let p = &report["partitions"][0];
+    assert_eq!(p["restarts"], 1, "{report}");
+    assert_eq!(p["mode"], "IDLE", "{report}");
+    // The neighbour kept its windows and stayed confined throughout.
+    assert_confined(&out, &[("steady", 1)]);
+    assert_eq!(report["partitions"][1]["mode"], "NORMAL", "{report}");
+    assert!(processes_with(&token).is_empty());
+    assert!(cgroups_of(pid).is_empty());
+}
