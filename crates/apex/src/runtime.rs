@@ -323,14 +323,34 @@ impl Runtime {
     }
 
     /// Sleeps until the kernel designates the caller to run.
+    ///
+    /// A parked thread first lowers itself below the running priority: a SIGCONT or a cgroup
+    /// v2 thaw wakes every sleeping thread of the partition, and they must not run before the
+    /// designated one. It raises itself back once designated (the dispatcher does too; doing it
+    /// here closes the race with a designation that came before the lowering).
     fn wait_designated(&self, me: Runner) {
         let Some(slot) = self.slot(me) else { return };
+        let mut lowered = false;
         loop {
             let w = slot.word.load(Ordering::Acquire);
             if self.is_designated(me, &slot) && !self.idle.load(Ordering::Acquire) {
+                if lowered {
+                    self.set_own_prio(self.rt_run);
+                }
                 return;
             }
+            if !lowered && self.rt_run > 0 {
+                self.set_own_prio(self.rt_run - 10);
+                lowered = true;
+                continue;
+            }
             partita_sys::futex::wait(&slot.word, w, None, false);
+        }
+    }
+
+    fn set_own_prio(&self, prio: i32) {
+        if self.rt_run > 0 {
+            let _ = partita_sys::sched::set_priority(0, prio.max(1));
         }
     }
 
