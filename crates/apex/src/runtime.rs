@@ -67,6 +67,7 @@ pub struct Runtime {
     timer_word: AtomicU32,
     timer_armed: AtomicI64,
     rt_run: i32,
+    park_lowering: bool,
     report: Mutex<Option<std::fs::File>>,
     standalone: bool,
     idle: AtomicBool,
@@ -168,6 +169,17 @@ impl Runtime {
         } else {
             partita_sys::proc::inherited_file(control::REPORT_FD)
         };
+        // PARTITA_PARK_LOWERING=0/1 overrides the manager's choice (for measurements).
+        let park_lowering = match std::env::var("PARTITA_PARK_LOWERING").ok().as_deref() {
+            Some("0") => false,
+            Some("1") => true,
+            _ => ctl.as_ref().is_none_or(|m| {
+                m.view::<ControlBlock>()
+                    .park_lowering
+                    .load(Ordering::Acquire)
+                    != 0
+            }),
+        };
         let rt = Runtime {
             ctl,
             epoch,
@@ -185,6 +197,7 @@ impl Runtime {
             timer_word: AtomicU32::new(0),
             timer_armed: AtomicI64::new(i64::MAX),
             rt_run,
+            park_lowering,
             report: Mutex::new(report),
             standalone,
             idle: AtomicBool::new(false),
@@ -339,7 +352,7 @@ impl Runtime {
                 }
                 return;
             }
-            if !lowered && self.rt_run > 0 {
+            if !lowered && self.rt_run > 0 && self.park_lowering {
                 self.set_own_prio(self.rt_run - 10);
                 lowered = true;
                 continue;

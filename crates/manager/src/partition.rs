@@ -180,6 +180,7 @@ impl Partition {
         start_condition: u32,
         restarts: u32,
         rt: bool,
+        backend: Backend,
     ) {
         let c = self.control();
         let s = &self.spec;
@@ -213,6 +214,8 @@ impl Partition {
             Ordering::Relaxed,
         );
         c.restarts.store(restarts, Ordering::Relaxed);
+        c.park_lowering
+            .store(u32::from(backend != Backend::FreezerV1), Ordering::Relaxed);
         c.mode
             .store(start_condition_mode(start_condition), Ordering::Relaxed);
         c.mode_request

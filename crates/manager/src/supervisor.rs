@@ -133,7 +133,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     };
     let mut spawn_err = None;
     for p in &parts {
-        p.fill_control(plan, 0, NORMAL_START, 0, rt);
+        p.fill_control(plan, 0, NORMAL_START, 0, rt, backend);
         match p.spawn(backend, &mut namespaces, &mut notes, &opts.env) {
             Ok(pipes) => output.add(p.index, pipes),
             Err(e) => {
@@ -395,7 +395,7 @@ fn carry_out_mode_changes(
                     d.exit = None;
                     d.restarts
                 };
-                p.fill_control(plan, epoch, PARTITION_RESTART, restarts, rt);
+                p.fill_control(plan, epoch, PARTITION_RESTART, restarts, rt, backend);
                 p.control().mode.store(m, Ordering::Release);
                 match p.spawn(backend, namespaces, notes, &opts.env) {
                     Ok(pipes) => output.add(p.index, pipes),

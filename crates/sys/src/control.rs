@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Or
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -77,6 +77,11 @@ pub struct ControlBlock {
     pub rt_run_priority: AtomicI32,
     /// Times this partition has been restarted.
     pub restarts: AtomicU32,
+    /// 1 when a parked APEX thread must lower its priority before it sleeps: the backend
+    /// wakes every sleeping thread when it releases the partition (SIGCONT, cgroup v2 thaw),
+    /// and they must not run before the designated process. 0 with the cgroup v1 freezer,
+    /// which releases sleepers without waking them (the lowering would only cost time).
+    pub park_lowering: AtomicU32,
     /// Written by the partition: its current operating mode.
     pub mode: AtomicU32,
     /// Written by the partition: a requested mode change the manager must carry out (IDLE,
