@@ -1,0 +1,209 @@
+//! Validation: cross-reference and schedule rules over the raw model, and construction of the
+//! typed [`ValidatedModule`] when no error was found.
+
+mod build;
+mod channels;
+mod hm;
+mod partitions;
+mod schedules;
+
+use crate::diag::{Pos, Rule, Sink};
+use crate::model::{Port, ValidatedModule};
+use crate::raw::{val, RawModule, RawPartitionRef};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Share of a major frame above which `rt-budget` warns, in percent.
+pub const RT_BUDGET_PERCENT: u64 = 95;
+
+/// Where the configuration came from.
+pub(crate) struct Context<'a> {
+    /// Directory relative paths are resolved against.
+    pub base_dir: &'a Path,
+    /// Absolute path of the configuration file.
+    pub source_path: PathBuf,
+    /// SHA-256 of the source, hex.
+    pub source_sha256: String,
+    /// Whether to look at executables on disk.
+    pub check_executables: bool,
+}
+
+/// Makes `p` absolute without touching the file system (no symlink resolution).
+pub(crate) fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Resolves a path written in the configuration against `base_dir` into an absolute path.
+/// The directory part is canonicalised when it exists (so `..` and directory symlinks are
+/// resolved as the kernel would), the final component is kept as written (a symlinked program
+/// stays the symlink).
+pub(crate) fn resolve_path(base_dir: &Path, written: impl AsRef<Path>) -> PathBuf {
+    let joined = base_dir.join(written);
+    if let (Some(parent), Some(name)) = (joined.parent(), joined.file_name()) {
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        if let Ok(dir) = parent.canonicalize() {
+            return dir.join(name);
+        }
+    }
+    absolute(&joined)
+}
+
+struct Validator<'r, 's, 'c> {
+    raw: &'r RawModule,
+    sink: &'s mut Sink,
+    ctx: &'c Context<'c>,
+    by_id: HashMap<u32, usize>,
+    /// Typed ports per partition (only fully-read ports).
+    ports: Vec<Vec<(Pos, Port)>>,
+}
+
+/// Runs every validation rule over `raw`, reporting into `sink`; returns the typed module when
+/// no error (of any stage) was reported.
+pub(crate) fn validate(
+    raw: &RawModule,
+    sink: &mut Sink,
+    ctx: &Context<'_>,
+) -> Option<ValidatedModule> {
+    let mut v = Validator {
+        raw,
+        sink,
+        ctx,
+        by_id: HashMap::new(),
+        ports: Vec::new(),
+    };
+    v.partitions();
+    let memory = v.memories();
+    let sched = v.schedules();
+    v.channels();
+    v.health_monitoring();
+    if v.sink.error_count() > 0 {
+        return None;
+    }
+    v.build(memory, sched)
+}
+
+/// Per-partition facts gathered from the schedules.
+struct ScheduleFacts {
+    initial: usize,
+    window_cores: Vec<BTreeSet<u32>>,
+}
+
+impl Validator<'_, '_, '_> {
+    fn partition_label(&self, idx: usize) -> String {
+        let p = self.raw.partitions.get(idx);
+        let id = p.and_then(|p| val(&p.id)).map(|i| i.to_string());
+        let name = p.and_then(|p| val(&p.name));
+        match (id, name) {
+            (Some(i), Some(n)) => format!("{i} ({n})"),
+            (Some(i), None) => i,
+            (None, Some(n)) => n,
+            (None, None) => format!("#{idx}"),
+        }
+    }
+
+    fn partition_name(&self, idx: usize) -> String {
+        self.raw
+            .partitions
+            .get(idx)
+            .and_then(|p| val(&p.name))
+            .unwrap_or_else(|| format!("#{idx}"))
+    }
+
+    fn declared_partitions_hint(&self) -> String {
+        let mut ids: Vec<(u32, usize)> = self.by_id.iter().map(|(&i, &x)| (i, x)).collect();
+        ids.sort_unstable();
+        let list: Vec<String> = ids
+            .iter()
+            .take(12)
+            .map(|&(_, idx)| self.partition_label(idx))
+            .collect();
+        if list.is_empty() {
+            "no partition is declared".to_string()
+        } else {
+            let more = if ids.len() > 12 { ", ..." } else { "" };
+            format!("declared partitions: {}{more}", list.join(", "))
+        }
+    }
+
+    /// Resolves a partition reference, reporting `rule` when its identifier is unknown and
+    /// `partition-name-mismatch` when the name belongs to another partition.
+    fn resolve(&mut self, r: &RawPartitionRef, rule: Rule, what: &str) -> Option<usize> {
+        let id = r.id.as_ref()?;
+        let Some(&idx) = self.by_id.get(&id.value) else {
+            let by_name = r.name.as_ref().and_then(|n| {
+                self.raw
+                    .partitions
+                    .iter()
+                    .position(|p| p.name.as_ref().map(|x| &x.value) == Some(&n.value))
+            });
+            let hint = match by_name.and_then(|i| val(&self.raw.partitions[i].id)) {
+                Some(real) => format!(
+                    "partition \"{}\" has PartitionIdentifier=\"{real}\"",
+                    self.partition_name(by_name.unwrap_or_default())
+                ),
+                None => self.declared_partitions_hint(),
+            };
+            self.sink
+                .emit(
+                    rule,
+                    id.pos,
+                    format!(
+                        "{what} refers to partition {}, which is not declared",
+                        id.value
+                    ),
+                )
+                .with_hint(hint);
+            return None;
+        };
+        if let Some(n) = &r.name {
+            let decl = &self.raw.partitions[idx];
+            if let Some(real) = &decl.name {
+                if real.value != n.value {
+                    self.sink
+                        .emit(
+                            Rule::PartitionNameMismatch,
+                            n.pos,
+                            format!(
+                                "PartitionName \"{}\" does not match partition {}, which is named \"{}\"",
+                                n.value, id.value, real.value
+                            ),
+                        )
+                        .with_hint("fix the identifier or the name so that both designate the same partition")
+                        .with_related(real.pos, "partition declared here");
+                }
+            }
+        }
+        Some(idx)
+    }
+}
+
+/// Parses `host:port` (`[v6]:port` for IPv6).
+pub(crate) fn parse_udp(text: &str) -> Result<(String, u16), String> {
+    let t = text.trim();
+    let Some((host, port)) = t.rsplit_once(':') else {
+        return Err("expected host:port".into());
+    };
+    let host = match host.strip_prefix('[') {
+        Some(h) => h
+            .strip_suffix(']')
+            .ok_or_else(|| "unbalanced [ in the host".to_string())?,
+        None if host.contains(':') => {
+            return Err("write IPv6 addresses in brackets, e.g. [::1]:5000".into())
+        }
+        None => host,
+    };
+    if host.is_empty() {
+        return Err("the host is empty".into());
+    }
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("\"{port}\" is not a UDP port number"))?;
+    if port == 0 {
+        return Err("port 0 is not a usable destination".into());
+    }
+    Ok((host.to_string(), port))
+}

@@ -1,0 +1,320 @@
+//! Partition rules (identifiers, names, executables, resources, processes) and partition
+//! memory.
+
+use crate::diag::{Pos, Rule};
+use crate::model::{MemoryRequirement, Port, MAX_NAME_LEN};
+use crate::raw::{val, Opt};
+use std::collections::HashMap;
+
+use super::{absolute, resolve_path, Validator};
+
+impl Validator<'_, '_, '_> {
+    pub(super) fn partitions(&mut self) {
+        let raw = self.raw;
+        if raw.partitions.is_empty() {
+            self.sink
+                .emit(
+                    Rule::MissingElement,
+                    raw.pos,
+                    "the module declares no `Partition`",
+                )
+                .with_hint("declare at least one <Partition PartitionIdentifier=\"1\" PartitionName=\"...\" Criticality=\"LEVEL_A\" EntryPoint=\"...\"/>");
+        }
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
+        for (i, p) in raw.partitions.iter().enumerate() {
+            if let Some(id) = &p.id {
+                if let Some(&first) = self.by_id.get(&id.value) {
+                    let first_pos = raw.partitions[first]
+                        .id
+                        .as_ref()
+                        .map_or(raw.partitions[first].pos, |s| s.pos);
+                    self.sink
+                        .emit(
+                            Rule::DuplicatePartitionId,
+                            id.pos,
+                            format!("partition identifier {} is used twice", id.value),
+                        )
+                        .with_hint("every partition needs its own PartitionIdentifier")
+                        .with_related(first_pos, "first defined here");
+                } else {
+                    self.by_id.insert(id.value, i);
+                }
+            }
+            if let Some(name) = &p.name {
+                if let Some(&first) = by_name.get(name.value.as_str()) {
+                    let first_pos = raw.partitions[first]
+                        .name
+                        .as_ref()
+                        .map_or(raw.partitions[first].pos, |s| s.pos);
+                    self.sink
+                        .emit(
+                            Rule::DuplicatePartitionName,
+                            name.pos,
+                            format!("partition name \"{}\" is used twice", name.value),
+                        )
+                        .with_hint("every partition needs its own PartitionName")
+                        .with_related(first_pos, "first defined here");
+                } else {
+                    by_name.insert(name.value.as_str(), i);
+                }
+                let len = name.value.chars().count();
+                if len > MAX_NAME_LEN {
+                    self.sink
+                        .emit(
+                            Rule::PartitionNameTooLong,
+                            name.pos,
+                            format!(
+                                "partition name \"{}\" has {len} characters; ARINC 653 names have at most {MAX_NAME_LEN}",
+                                name.value
+                            ),
+                        )
+                        .with_hint("shorten the name (NAME_TYPE is 30 characters)");
+                }
+            }
+            // Ports.
+            let mut ports: Vec<(Pos, Port)> = Vec::new();
+            let mut port_names: HashMap<&str, Pos> = HashMap::new();
+            for port in &p.ports {
+                let Some(name) = &port.name else { continue };
+                if let Some(&first) = port_names.get(name.value.as_str()) {
+                    self.sink
+                        .emit(
+                            Rule::DuplicatePortName,
+                            name.pos,
+                            format!(
+                                "partition {} has two ports named \"{}\"",
+                                self.partition_name(i),
+                                name.value
+                            ),
+                        )
+                        .with_hint("port names must be unique within a partition")
+                        .with_related(first, "first defined here");
+                    continue;
+                }
+                port_names.insert(name.value.as_str(), name.pos);
+                let len = name.value.chars().count();
+                if len > MAX_NAME_LEN {
+                    self.sink
+                        .emit(
+                            Rule::PortNameTooLong,
+                            name.pos,
+                            format!(
+                                "port name \"{}\" has {len} characters; ARINC 653 names have at most {MAX_NAME_LEN}",
+                                name.value
+                            ),
+                        )
+                        .with_hint("shorten the name (NAME_TYPE is 30 characters)");
+                }
+                if let Some(r) = &port.refresh {
+                    if r.value == 0 {
+                        self.sink
+                            .emit(
+                                Rule::ZeroDuration,
+                                r.pos,
+                                format!("port \"{}\" has a zero RefreshRateSeconds", name.value),
+                            )
+                            .with_hint("a zero refresh period makes every received message invalid; give the validity period of a message");
+                    }
+                }
+                if let (Some(size), Some(dir)) = (&port.max_message_size, &port.direction) {
+                    ports.push((
+                        port.pos,
+                        Port {
+                            name: name.value.clone(),
+                            kind: port.kind,
+                            direction: dir.value,
+                            max_message_size: size.value,
+                            refresh_period: val(&port.refresh),
+                            max_nb_messages: val(&port.max_nb_messages),
+                        },
+                    ));
+                }
+            }
+            self.ports.push(ports);
+            // Processes.
+            let mut proc_names: HashMap<&str, Pos> = HashMap::new();
+            for pr in &p.processes {
+                let Some(name) = &pr.name else { continue };
+                if let Some(&first) = proc_names.get(name.value.as_str()) {
+                    self.sink
+                        .emit(
+                            Rule::DuplicateProcessName,
+                            name.pos,
+                            format!(
+                                "partition {} has two processes named \"{}\"",
+                                self.partition_name(i),
+                                name.value
+                            ),
+                        )
+                        .with_hint("process names must be unique within a partition")
+                        .with_related(first, "first defined here");
+                } else {
+                    proc_names.insert(name.value.as_str(), name.pos);
+                }
+            }
+            self.executable(i);
+        }
+    }
+
+    pub(super) fn executable_path(&self, i: usize) -> Opt<String> {
+        let p = &self.raw.partitions[i];
+        match &p.executable {
+            Some(e) => e.path.clone(),
+            None => p.entry_point.clone(),
+        }
+    }
+
+    fn executable(&mut self, i: usize) {
+        let p = &self.raw.partitions[i];
+        let Some(path) = self.executable_path(i) else {
+            if p.executable.is_none() {
+                self.sink
+                    .emit(
+                        Rule::EntryPointMissing,
+                        p.pos,
+                        format!("partition {} has no executable", self.partition_name(i)),
+                    )
+                    .with_hint("give EntryPoint=\"path/to/program\" or a <partita:Executable path=\"...\"/> child (relative to the configuration file)");
+            }
+            return;
+        };
+        if path.value.trim().is_empty() {
+            self.sink
+                .emit(
+                    Rule::EntryPointMissing,
+                    path.pos,
+                    format!(
+                        "partition {} has an empty executable path",
+                        self.partition_name(i)
+                    ),
+                )
+                .with_hint(
+                    "give the path of the partition program, relative to the configuration file",
+                );
+            return;
+        }
+        if !self.ctx.check_executables {
+            return;
+        }
+        let full = self.ctx.base_dir.join(&path.value);
+        let shown = resolve_path(self.ctx.base_dir, &path.value);
+        match std::fs::metadata(&full) {
+            Err(e) => {
+                let msg = if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
+                        "executable \"{}\" of partition {} does not exist ({})",
+                        path.value,
+                        self.partition_name(i),
+                        shown.display()
+                    )
+                } else {
+                    format!(
+                        "executable \"{}\" of partition {} cannot be read: {e}",
+                        path.value,
+                        self.partition_name(i)
+                    )
+                };
+                let from_entry_point = if p.executable.is_none() {
+                    "EntryPoint is taken as the program path when there is no <partita:Executable path=\"...\"/>; "
+                } else {
+                    ""
+                };
+                self.sink
+                    .emit(Rule::EntryPointMissing, path.pos, msg)
+                    .with_hint(format!(
+                        "{from_entry_point}paths are relative to the directory of the configuration file ({})",
+                        self.ctx
+                            .base_dir
+                            .canonicalize()
+                            .unwrap_or_else(|_| absolute(self.ctx.base_dir))
+                            .display()
+                    ));
+            }
+            Ok(meta) if !meta.is_file() => {
+                self.sink
+                    .emit(
+                        Rule::EntryPointNotExecutable,
+                        path.pos,
+                        format!(
+                            "executable \"{}\" of partition {} is not a regular file",
+                            path.value,
+                            self.partition_name(i)
+                        ),
+                    )
+                    .with_hint("point at the partition's program file");
+            }
+            Ok(meta) => {
+                if !is_executable(&meta) {
+                    self.sink
+                        .emit(
+                            Rule::EntryPointNotExecutable,
+                            path.pos,
+                            format!(
+                                "executable \"{}\" of partition {} has no execute permission",
+                                path.value,
+                                self.partition_name(i)
+                            ),
+                        )
+                        .with_hint(format!("chmod +x {}", shown.display()));
+                }
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Memory
+
+    pub(super) fn memories(&mut self) -> Vec<Vec<MemoryRequirement>> {
+        let raw = self.raw;
+        let mut per: Vec<Vec<MemoryRequirement>> = vec![Vec::new(); raw.partitions.len()];
+        let mut seen: HashMap<usize, Pos> = HashMap::new();
+        for m in &raw.memories {
+            let Some(idx) =
+                self.resolve(&m.target, Rule::MemoryUnknownPartition, "Partition_Memory")
+            else {
+                continue;
+            };
+            if let Some(&first) = seen.get(&idx) {
+                self.sink
+                    .emit(
+                        Rule::DuplicateElement,
+                        m.target.pos,
+                        format!(
+                            "second `Partition_Memory` for partition {}",
+                            self.partition_label(idx)
+                        ),
+                    )
+                    .with_hint(
+                        "list all memory requirements of a partition in one Partition_Memory",
+                    )
+                    .with_related(first, "first one here");
+                continue;
+            }
+            seen.insert(idx, m.target.pos);
+            for r in &m.requirements {
+                if let (Some(kind), Some(size), Some(access)) = (&r.kind, &r.size, &r.access) {
+                    if let Some(slot) = per.get_mut(idx) {
+                        slot.push(MemoryRequirement {
+                            kind: kind.value.clone(),
+                            size: size.value,
+                            access: access.value,
+                            physical_address: val(&r.physical_address),
+                        });
+                    }
+                }
+            }
+        }
+        per
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    true
+}
