@@ -402,6 +402,119 @@ extern void GET_MY_ID(
     /*out*/ PROCESS_ID_TYPE *PROCESS_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
+/*
+ * DELAYED_START: like START, with the first release DELAY_TIME later (for
+ * a periodic process, DELAY_TIME after its first period start).
+ */
+extern void DELAYED_START(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*in */ SYSTEM_TIME_TYPE DELAY_TIME,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * STOP: make another process DORMANT; a later START runs it from its entry
+ * point.  Its thread is abandoned where it is: a lock it holds outside APEX
+ * (malloc, stdio) stays held.
+ */
+extern void STOP(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * STOP_SELF: make the calling process DORMANT; does not return (no effect
+ * when called by the main process).
+ */
+extern void STOP_SELF(void);
+
+/*
+ * SUSPEND_SELF: suspend the calling aperiodic process until RESUME, or
+ * until TIME_OUT expires (TIMED_OUT; INFINITE_TIME_VALUE: no time-out).
+ */
+extern void SUSPEND_SELF(
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * SUSPEND: suspend another aperiodic process until RESUME.
+ */
+extern void SUSPEND(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * RESUME: end the suspension of PROCESS_ID (SUSPEND or SUSPEND_SELF).
+ */
+extern void RESUME(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * SET_PRIORITY: set the current priority of PROCESS_ID; a ready process
+ * becomes the newest of its new priority.
+ */
+extern void SET_PRIORITY(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*in */ PRIORITY_TYPE PRIORITY,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * LOCK_PREEMPTION: increment the preemption lock level (returned in
+ * LOCK_LEVEL); no other process of the partition runs while it is above 0.
+ */
+extern void LOCK_PREEMPTION(
+    /*out*/ LOCK_LEVEL_TYPE *LOCK_LEVEL,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * UNLOCK_PREEMPTION: decrement the preemption lock level (returned in
+ * LOCK_LEVEL); at 0, pending preemptions take place.
+ */
+extern void UNLOCK_PREEMPTION(
+    /*out*/ LOCK_LEVEL_TYPE *LOCK_LEVEL,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_PROCESS_ID: return the identifier of the process named PROCESS_NAME
+ * (names are compared up to the first NUL).
+ */
+extern void GET_PROCESS_ID(
+    /*in */ PROCESS_NAME_TYPE PROCESS_NAME,
+    /*out*/ PROCESS_ID_TYPE *PROCESS_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_PROCESS_STATUS: return the deadline, current priority, state and
+ * attributes of PROCESS_ID.
+ */
+extern void GET_PROCESS_STATUS(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*out*/ PROCESS_STATUS_TYPE *PROCESS_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * INITIALIZE_PROCESS_CORE_AFFINITY: bind PROCESS_ID to one of the
+ * partition's cores (0-based; CORE_AFFINITY_NO_PREFERENCE: core 0).  Only
+ * allowed before the partition enters NORMAL mode.
+ */
+extern void INITIALIZE_PROCESS_CORE_AFFINITY(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*in */ PROCESSOR_CORE_ID_TYPE PROCESSOR_CORE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_MY_PROCESSOR_CORE_ID: return the partition core the caller runs on.
+ */
+extern void GET_MY_PROCESSOR_CORE_ID(
+    /*out*/ PROCESSOR_CORE_ID_TYPE *PROCESSOR_CORE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_MY_INDEX: return the 1-based creation index of the calling process.
+ */
+extern void GET_MY_INDEX(
+    /*out*/ PROCESS_INDEX_TYPE *PROCESS_INDEX,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
 /* ------------------------------------------------------------------------ */
 /* Time management services                                                 */
 /* ------------------------------------------------------------------------ */
@@ -419,6 +532,307 @@ extern void PERIODIC_WAIT(
  */
 extern void GET_TIME(
     /*out*/ SYSTEM_TIME_TYPE *SYSTEM_TIME,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * TIMED_WAIT: suspend the calling process for DELAY_TIME; 0 yields to the
+ * other ready processes of the same priority.
+ */
+extern void TIMED_WAIT(
+    /*in */ SYSTEM_TIME_TYPE DELAY_TIME,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * REPLENISH: move the deadline of the calling process to the current time
+ * plus BUDGET_TIME.
+ */
+extern void REPLENISH(
+    /*in */ SYSTEM_TIME_TYPE BUDGET_TIME,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ------------------------------------------------------------------------ */
+/* Intra-partition communication services: buffers                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * CREATE_BUFFER: create a queue of MAX_NB_MESSAGE messages of up to
+ * MAX_MESSAGE_SIZE bytes, waiters served per QUEUING_DISCIPLINE.
+ */
+extern void CREATE_BUFFER(
+    /*in */ BUFFER_NAME_TYPE BUFFER_NAME,
+    /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
+    /*in */ MESSAGE_RANGE_TYPE MAX_NB_MESSAGE,
+    /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
+    /*out*/ BUFFER_ID_TYPE *BUFFER_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * SEND_BUFFER: copy the LENGTH bytes at MESSAGE_ADDR into the buffer,
+ * waiting up to TIME_OUT while it is full.
+ */
+extern void SEND_BUFFER(
+    /*in */ BUFFER_ID_TYPE BUFFER_ID,
+    /*in */ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*in */ MESSAGE_SIZE_TYPE LENGTH,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * RECEIVE_BUFFER: move the oldest message to MESSAGE_ADDR (which must hold
+ * the buffer's MAX_MESSAGE_SIZE bytes), waiting up to TIME_OUT while empty.
+ */
+extern void RECEIVE_BUFFER(
+    /*in */ BUFFER_ID_TYPE BUFFER_ID,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*out*/ MESSAGE_SIZE_TYPE *LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_BUFFER_ID: return the identifier of the buffer named BUFFER_NAME.
+ */
+extern void GET_BUFFER_ID(
+    /*in */ BUFFER_NAME_TYPE BUFFER_NAME,
+    /*out*/ BUFFER_ID_TYPE *BUFFER_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_BUFFER_STATUS: return the message count, capacity, message size and
+ * number of waiting processes of BUFFER_ID.
+ */
+extern void GET_BUFFER_STATUS(
+    /*in */ BUFFER_ID_TYPE BUFFER_ID,
+    /*out*/ BUFFER_STATUS_TYPE *BUFFER_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ------------------------------------------------------------------------ */
+/* Intra-partition communication services: blackboards                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * CREATE_BLACKBOARD: create an empty blackboard for messages of up to
+ * MAX_MESSAGE_SIZE bytes.
+ */
+extern void CREATE_BLACKBOARD(
+    /*in */ BLACKBOARD_NAME_TYPE BLACKBOARD_NAME,
+    /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
+    /*out*/ BLACKBOARD_ID_TYPE *BLACKBOARD_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * DISPLAY_BLACKBOARD: display the LENGTH bytes at MESSAGE_ADDR and wake
+ * every waiting reader.
+ */
+extern void DISPLAY_BLACKBOARD(
+    /*in */ BLACKBOARD_ID_TYPE BLACKBOARD_ID,
+    /*in */ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*in */ MESSAGE_SIZE_TYPE LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * READ_BLACKBOARD: copy the displayed message to MESSAGE_ADDR (which must
+ * hold the blackboard's MAX_MESSAGE_SIZE bytes), waiting up to TIME_OUT
+ * while the blackboard is empty.
+ */
+extern void READ_BLACKBOARD(
+    /*in */ BLACKBOARD_ID_TYPE BLACKBOARD_ID,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*out*/ MESSAGE_SIZE_TYPE *LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * CLEAR_BLACKBOARD: make the blackboard empty.
+ */
+extern void CLEAR_BLACKBOARD(
+    /*in */ BLACKBOARD_ID_TYPE BLACKBOARD_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_BLACKBOARD_ID: return the identifier of the blackboard named
+ * BLACKBOARD_NAME.
+ */
+extern void GET_BLACKBOARD_ID(
+    /*in */ BLACKBOARD_NAME_TYPE BLACKBOARD_NAME,
+    /*out*/ BLACKBOARD_ID_TYPE *BLACKBOARD_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_BLACKBOARD_STATUS: return the empty indicator, message size and
+ * number of waiting processes of BLACKBOARD_ID.
+ */
+extern void GET_BLACKBOARD_STATUS(
+    /*in */ BLACKBOARD_ID_TYPE BLACKBOARD_ID,
+    /*out*/ BLACKBOARD_STATUS_TYPE *BLACKBOARD_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ------------------------------------------------------------------------ */
+/* Intra-partition communication services: semaphores                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * CREATE_SEMAPHORE: create a counting semaphore with CURRENT_VALUE out of
+ * MAXIMUM_VALUE, waiters served per QUEUING_DISCIPLINE.
+ */
+extern void CREATE_SEMAPHORE(
+    /*in */ SEMAPHORE_NAME_TYPE SEMAPHORE_NAME,
+    /*in */ SEMAPHORE_VALUE_TYPE CURRENT_VALUE,
+    /*in */ SEMAPHORE_VALUE_TYPE MAXIMUM_VALUE,
+    /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
+    /*out*/ SEMAPHORE_ID_TYPE *SEMAPHORE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * WAIT_SEMAPHORE: decrement the semaphore, waiting up to TIME_OUT while it
+ * is 0.
+ */
+extern void WAIT_SEMAPHORE(
+    /*in */ SEMAPHORE_ID_TYPE SEMAPHORE_ID,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * SIGNAL_SEMAPHORE: wake the first waiter, or increment the semaphore.
+ */
+extern void SIGNAL_SEMAPHORE(
+    /*in */ SEMAPHORE_ID_TYPE SEMAPHORE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_SEMAPHORE_ID: return the identifier of the semaphore named
+ * SEMAPHORE_NAME.
+ */
+extern void GET_SEMAPHORE_ID(
+    /*in */ SEMAPHORE_NAME_TYPE SEMAPHORE_NAME,
+    /*out*/ SEMAPHORE_ID_TYPE *SEMAPHORE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_SEMAPHORE_STATUS: return the current and maximum values and the
+ * number of waiting processes of SEMAPHORE_ID.
+ */
+extern void GET_SEMAPHORE_STATUS(
+    /*in */ SEMAPHORE_ID_TYPE SEMAPHORE_ID,
+    /*out*/ SEMAPHORE_STATUS_TYPE *SEMAPHORE_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ------------------------------------------------------------------------ */
+/* Intra-partition communication services: events                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * CREATE_EVENT: create an event in the DOWN state.
+ */
+extern void CREATE_EVENT(
+    /*in */ EVENT_NAME_TYPE EVENT_NAME,
+    /*out*/ EVENT_ID_TYPE *EVENT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * SET_EVENT: set the event UP and wake every waiting process.
+ */
+extern void SET_EVENT(
+    /*in */ EVENT_ID_TYPE EVENT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * RESET_EVENT: set the event DOWN.
+ */
+extern void RESET_EVENT(
+    /*in */ EVENT_ID_TYPE EVENT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * WAIT_EVENT: return at once if the event is UP, else wait up to TIME_OUT
+ * for it to be set.
+ */
+extern void WAIT_EVENT(
+    /*in */ EVENT_ID_TYPE EVENT_ID,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_EVENT_ID: return the identifier of the event named EVENT_NAME.
+ */
+extern void GET_EVENT_ID(
+    /*in */ EVENT_NAME_TYPE EVENT_NAME,
+    /*out*/ EVENT_ID_TYPE *EVENT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_EVENT_STATUS: return the state and number of waiting processes of
+ * EVENT_ID.
+ */
+extern void GET_EVENT_STATUS(
+    /*in */ EVENT_ID_TYPE EVENT_ID,
+    /*out*/ EVENT_STATUS_TYPE *EVENT_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ------------------------------------------------------------------------ */
+/* Intra-partition communication services: mutexes                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * CREATE_MUTEX: create a mutex with priority ceiling MUTEX_PRIORITY,
+ * waiters served per QUEUING_DISCIPLINE.
+ */
+extern void CREATE_MUTEX(
+    /*in */ MUTEX_NAME_TYPE MUTEX_NAME,
+    /*in */ PRIORITY_TYPE MUTEX_PRIORITY,
+    /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
+    /*out*/ MUTEX_ID_TYPE *MUTEX_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * ACQUIRE_MUTEX: take (or, for its owner, re-take) the mutex, waiting up to
+ * TIME_OUT while another process owns it; the owner runs at the ceiling.
+ */
+extern void ACQUIRE_MUTEX(
+    /*in */ MUTEX_ID_TYPE MUTEX_ID,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * RELEASE_MUTEX: decrement the lock count; at 0 the mutex goes to its first
+ * waiter.
+ */
+extern void RELEASE_MUTEX(
+    /*in */ MUTEX_ID_TYPE MUTEX_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * RESET_MUTEX: release MUTEX_ID owned by PROCESS_ID whatever its lock count.
+ */
+extern void RESET_MUTEX(
+    /*in */ MUTEX_ID_TYPE MUTEX_ID,
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_MUTEX_ID: return the identifier of the mutex named MUTEX_NAME.
+ */
+extern void GET_MUTEX_ID(
+    /*in */ MUTEX_NAME_TYPE MUTEX_NAME,
+    /*out*/ MUTEX_ID_TYPE *MUTEX_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_MUTEX_STATUS: return the owner, state, ceiling, lock count and number
+ * of waiting processes of MUTEX_ID.
+ */
+extern void GET_MUTEX_STATUS(
+    /*in */ MUTEX_ID_TYPE MUTEX_ID,
+    /*out*/ MUTEX_STATUS_TYPE *MUTEX_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_PROCESS_MUTEX_STATE: return the mutex PROCESS_ID owns,
+ * PREEMPTION_LOCK_MUTEX if it holds the preemption lock, else
+ * NO_MUTEX_OWNED.
+ */
+extern void GET_PROCESS_MUTEX_STATE(
+    /*in */ PROCESS_ID_TYPE PROCESS_ID,
+    /*out*/ MUTEX_ID_TYPE *MUTEX_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
 /* ------------------------------------------------------------------------ */

@@ -9,6 +9,7 @@ use crate::process::{Process, Wait};
 use crate::queue::ObjRef;
 use crate::semaphore::Semaphore;
 use crate::types::*;
+use std::collections::VecDeque;
 
 /// Internal "no timer armed" value.
 pub(crate) const NO_TIMER: SystemTime = SystemTime::MAX;
@@ -46,6 +47,12 @@ pub struct Kernel {
     pub(crate) buffers: Vec<Buffer>,
     pub(crate) blackboards: Vec<Blackboard>,
     pub(crate) mutexes: Vec<Mutex>,
+    /// Whether CREATE_ERROR_HANDLER succeeded: the handler is then the last
+    /// entry of `procs` (regular processes are inserted before it).
+    pub(crate) has_handler: bool,
+    pub(crate) handler_concurrency: ErrorHandlerConcurrency,
+    /// Errors queued for the error handler, oldest first.
+    pub(crate) errors: VecDeque<ErrorStatus>,
 }
 
 impl Kernel {
@@ -85,6 +92,9 @@ impl Kernel {
             buffers: Vec::with_capacity(cfg.max_buffers),
             blackboards: Vec::with_capacity(cfg.max_blackboards),
             mutexes: Vec::with_capacity(cfg.max_mutexes),
+            has_handler: false,
+            handler_concurrency: ErrorHandlerConcurrency::default(),
+            errors: VecDeque::new(),
             cfg,
         })
     }
@@ -158,9 +168,9 @@ impl Kernel {
         self.pidx(pid).ok().map(|i| self.procs[i].core)
     }
 
-    /// Number of processes created so far.
+    /// Number of processes created so far (the error handler excluded).
     pub fn process_count(&self) -> usize {
-        self.procs.len()
+        self.nprocs()
     }
 
     /// Finer-grained waiting reason of a process (`None` for an unknown id).
@@ -179,9 +189,42 @@ impl Kernel {
 
     // ----- internal helpers -------------------------------------------------
 
+    /// Number of regular processes (`procs[..nprocs]`; the error handler,
+    /// if any, follows them).
+    pub(crate) fn nprocs(&self) -> usize {
+        self.procs.len() - usize::from(self.has_handler)
+    }
+
+    /// Index of the error handler in `procs`.
+    pub(crate) fn handler_idx(&self) -> Option<usize> {
+        self.has_handler.then(|| self.procs.len() - 1)
+    }
+
+    pub(crate) fn is_handler(&self, i: usize) -> bool {
+        self.handler_idx() == Some(i)
+    }
+
+    /// The runner executing process control block `i`.
+    pub(crate) fn runner_of(&self, i: usize) -> Runner {
+        if self.is_handler(i) {
+            Runner::ErrorHandler
+        } else {
+            Runner::Process(Self::pid_of(i))
+        }
+    }
+
+    /// The process control block of a runner (`None` for the main process).
+    fn runner_idx(&self, r: Runner) -> Option<usize> {
+        match r {
+            Runner::Main => None,
+            Runner::Process(pid) => Some(pid.0 as usize - 1),
+            Runner::ErrorHandler => self.handler_idx(),
+        }
+    }
+
     pub(crate) fn pidx(&self, pid: ProcessId) -> Result<usize, ReturnCode> {
         let i = (pid.0 as usize).wrapping_sub(1);
-        if i < self.procs.len() {
+        if i < self.nprocs() {
             Ok(i)
         } else {
             Err(ReturnCode::InvalidParam)
@@ -193,7 +236,7 @@ impl Kernel {
     }
 
     /// Validates a calling runner: `Ok(None)` for the main process, `Ok(Some(i))`
-    /// for a process able to execute (READY or RUNNING).
+    /// for a process (or the error handler) able to execute (READY or RUNNING).
     pub(crate) fn caller(&self, who: Runner) -> Result<Option<usize>, ReturnCode> {
         match who {
             Runner::Main => {
@@ -210,6 +253,17 @@ impl Kernel {
                     _ => Err(ReturnCode::InvalidMode),
                 }
             }
+            Runner::ErrorHandler => match self.handler_idx() {
+                Some(h)
+                    if matches!(
+                        self.procs[h].state,
+                        ProcessState::Ready | ProcessState::Running
+                    ) =>
+                {
+                    Ok(Some(h))
+                }
+                _ => Err(ReturnCode::InvalidMode),
+            },
         }
     }
 
@@ -323,6 +377,13 @@ impl Kernel {
                     process: Self::pid_of(i),
                     deadline,
                 });
+                if self.has_handler {
+                    // Process-level HM: queue DEADLINE_MISSED to the error handler.
+                    let e =
+                        ErrorStatus::new(ErrorCode::DeadlineMissed, Some(Self::pid_of(i)), 0, &[])
+                            .expect("empty message");
+                    self.dispatch_error(Runner::Process(Self::pid_of(i)), e);
+                }
             }
         }
     }
@@ -386,6 +447,13 @@ impl Kernel {
         let eligible = |p: &Process| {
             matches!(p.state, ProcessState::Ready | ProcessState::Running) && p.core == core
         };
+        // The error handler is above every process and preempts even the
+        // preemption lock.
+        if let Some(h) = self.handler_idx() {
+            if eligible(&self.procs[h]) {
+                return Some(h);
+            }
+        }
         if self.lock_level > 0 {
             if let Some(o) = self.lock_owner {
                 if eligible(&self.procs[o]) {
@@ -407,9 +475,27 @@ impl Kernel {
             self.mode,
             OperatingMode::ColdStart | OperatingMode::WarmStart
         );
+        // PROCESS_PAUSE: while the error handler is eligible (it then runs,
+        // being above everything on its core), the other cores idle.
+        let paused = match self.handler_idx() {
+            Some(h)
+                if self.handler_concurrency == ErrorHandlerConcurrency::ProcessPause
+                    && matches!(
+                        self.procs[h].state,
+                        ProcessState::Ready | ProcessState::Running
+                    ) =>
+            {
+                Some(self.procs[h].core)
+            }
+            _ => None,
+        };
         for c in 0..self.cfg.cores {
             let new = if self.mode == OperatingMode::Normal {
-                self.pick(c).map(|i| Runner::Process(Self::pid_of(i)))
+                if paused.is_some_and(|hc| hc != c) {
+                    None
+                } else {
+                    self.pick(c).map(|i| self.runner_of(i))
+                }
             } else if init && c == 0 && self.main_active {
                 Some(Runner::Main)
             } else {
@@ -417,10 +503,14 @@ impl Kernel {
             };
             let old = self.running[c as usize];
             if old == new {
+                // Still designated, but possibly stopped and made READY again
+                // within the service (error handler STOP_SELF with pending errors).
+                if let Some(i) = new.and_then(|r| self.runner_idx(r)) {
+                    self.procs[i].state = ProcessState::Running;
+                }
                 continue;
             }
-            if let Some(Runner::Process(pid)) = old {
-                let i = pid.0 as usize - 1;
+            if let Some(i) = old.and_then(|r| self.runner_idx(r)) {
                 if self.procs[i].state == ProcessState::Running {
                     self.procs[i].state = ProcessState::Ready;
                     if !self.procs[i].repositioned {
@@ -429,8 +519,8 @@ impl Kernel {
                     }
                 }
             }
-            if let Some(Runner::Process(pid)) = new {
-                self.procs[pid.0 as usize - 1].state = ProcessState::Running;
+            if let Some(i) = new.and_then(|r| self.runner_idx(r)) {
+                self.procs[i].state = ProcessState::Running;
             }
             self.running[c as usize] = new;
         }

@@ -10,8 +10,9 @@
 //!   threads accordingly;
 //! * arms its timer for [`Kernel::next_event_time`] and calls
 //!   [`Kernel::advance`] when it expires;
-//! * drains [`Kernel::drain_effects`] (deadline misses for the health
-//!   monitor, restart/idle requests, process start/stop notifications).
+//! * drains [`Kernel::drain_effects`] (deadline misses, errors for the
+//!   partition-level health monitor, restart/idle requests, process and
+//!   error handler start/stop notifications).
 //!
 //! A service that blocks its caller returns [`CallOutcome::Blocked`]; when
 //! the process is chosen to run again the glue fetches the outcome with
@@ -19,6 +20,24 @@
 //!
 //! Identifiers (`ProcessId`, `SemaphoreId`, ...) are 1-based indices in
 //! creation order.
+//!
+//! # Health monitoring
+//!
+//! The partition may create an error handler (CREATE_ERROR_HANDLER,
+//! CONFIGURE_ERROR_HANDLER). It is a special process with no `ProcessId`,
+//! designated as [`Runner::ErrorHandler`] by [`Kernel::running`] and as
+//! caller: the glue maps it to its own thread, started at its entry point on
+//! [`Effect::ErrorHandlerStarted`] and abandoned on
+//! [`Effect::ErrorHandlerStopped`]. Errors of processes in NORMAL mode
+//! (RAISE_APPLICATION_ERROR, deadline misses, faults the glue injects with
+//! [`Kernel::raise_error`]) are queued to it, oldest first, and make it
+//! READY above every process and even above the preemption lock; it reads
+//! them with GET_ERROR_STATUS and finishes with STOP_SELF. Errors not
+//! handled at this level (no handler, initialisation, the main process or
+//! the handler itself failed, queue full) come out as
+//! [`Effect::PartitionError`] for the health monitor. A deadline miss
+//! always also yields [`Effect::DeadlineMissed`]; the glue reports it at
+//! partition level only when [`Kernel::has_error_handler`] is false.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -26,6 +45,7 @@
 mod blackboard;
 mod buffer;
 mod event;
+mod hm;
 mod kernel;
 mod mutex;
 mod partition;

@@ -92,6 +92,7 @@ impl Kernel {
         for p in &mut self.procs {
             p.timer = NO_TIMER;
         }
+        self.errors.clear();
         self.mode = mode;
         self.main_active = false;
         self.lock_level = 0;

@@ -61,6 +61,30 @@ fn deadline_from(t: SystemTime, capacity: SystemTime) -> SystemTime {
 }
 
 impl Process {
+    /// A DORMANT process control block.
+    pub fn new(attrs: ProcessAttributes, max_msg: usize) -> Self {
+        Self {
+            attrs,
+            state: ProcessState::Dormant,
+            wait: Wait::None,
+            suspended: false,
+            timer: NO_TIMER,
+            current_priority: attrs.base_priority,
+            retained_priority: attrs.base_priority,
+            seq: 0,
+            repositioned: false,
+            deadline: INFINITE_TIME_VALUE,
+            deadline_reported: false,
+            release_point: 0,
+            start_delay: 0,
+            core: 0,
+            wake: None,
+            msg: vec![0; max_msg],
+            msg_len: 0,
+            mutex: None,
+        }
+    }
+
     pub fn is_periodic(&self) -> bool {
         self.attrs.period != INFINITE_TIME_VALUE
     }
@@ -95,7 +119,8 @@ impl Kernel {
             {
                 return Err(ReturnCode::InvalidConfig);
             }
-            if k.procs.iter().any(|p| name_eq(&p.attrs.name, &a.name)) {
+            let n = k.nprocs();
+            if k.procs[..n].iter().any(|p| name_eq(&p.attrs.name, &a.name)) {
                 return Err(ReturnCode::NoAction);
             }
             if a.stack_size == 0
@@ -119,27 +144,11 @@ impl Kernel {
                 return Err(ReturnCode::InvalidMode);
             }
             k.stack_used += a.stack_size;
-            k.procs.push(Process {
-                attrs: *a,
-                state: ProcessState::Dormant,
-                wait: Wait::None,
-                suspended: false,
-                timer: NO_TIMER,
-                current_priority: a.base_priority,
-                retained_priority: a.base_priority,
-                seq: 0,
-                repositioned: false,
-                deadline: INFINITE_TIME_VALUE,
-                deadline_reported: false,
-                release_point: 0,
-                start_delay: 0,
-                core: 0,
-                wake: None,
-                msg: vec![0; k.max_msg],
-                msg_len: 0,
-                mutex: None,
-            });
-            Ok(Self::pid_of(k.procs.len() - 1))
+            // Before the error handler, which stays last. No index is held
+            // anywhere during initialisation (nothing waits on objects, no
+            // lock or mutex is owned), so shifting it is harmless.
+            k.procs.insert(n, Process::new(*a, k.max_msg));
+            Ok(Self::pid_of(n))
         })
     }
 
@@ -260,7 +269,11 @@ impl Kernel {
         if let Some(m) = self.procs[i].mutex {
             self.mutex_force_release(m);
         }
-        self.effects.push(Effect::ProcessStopped(Self::pid_of(i)));
+        self.effects.push(if self.is_handler(i) {
+            Effect::ErrorHandlerStopped
+        } else {
+            Effect::ProcessStopped(Self::pid_of(i))
+        });
     }
 
     /// STOP (another process).
@@ -288,25 +301,36 @@ impl Kernel {
     }
 
     /// STOP_SELF. Errors: `InvalidMode` when called by the main process.
+    ///
+    /// Called by the error handler, it ends the handling: the handler returns
+    /// to DORMANT and the preempted processes (a preemption lock owner
+    /// first) resume. If errors are still queued (raised after its last
+    /// GET_ERROR_STATUS) it is activated again at once, so none is lost.
     pub fn stop_self(&mut self, now: SystemTime, caller: Runner) -> Result<(), ReturnCode> {
         self.service(now, |k| {
             let i = k.caller(caller)?.ok_or(ReturnCode::InvalidMode)?;
             k.stop_process(i);
+            if k.is_handler(i) && !k.errors.is_empty() {
+                k.activate_error_handler();
+            }
             Ok(())
         })
     }
 
-    /// Whether the caller may block: not holding the preemption lock nor a mutex.
+    /// Whether the caller may block: not holding the preemption lock nor a
+    /// mutex, and not the error handler.
     pub(crate) fn may_block(&self, i: usize) -> bool {
-        !(self.lock_level > 0 && self.lock_owner == Some(i)) && self.procs[i].mutex.is_none()
+        !(self.lock_level > 0 && self.lock_owner == Some(i))
+            && self.procs[i].mutex.is_none()
+            && !self.is_handler(i)
     }
 
     /// SUSPEND_SELF with a time-out (`INFINITE_TIME_VALUE`: until RESUME).
     /// A zero time-out returns at once. After blocking, the wake result is
     /// `Ok` when resumed and `Err(TimedOut)` on expiry.
     ///
-    /// Errors: `InvalidMode` (main process, preemption locked by the caller,
-    /// caller owns a mutex, periodic caller), `InvalidParam` (time-out out of range).
+    /// Errors: `InvalidMode` (main process or error handler, preemption
+    /// locked by the caller, caller owns a mutex, periodic caller), `InvalidParam` (time-out out of range).
     pub fn suspend_self(
         &mut self,
         now: SystemTime,
@@ -427,7 +451,7 @@ impl Kernel {
 
     /// LOCK_PREEMPTION: returns the new lock level.
     ///
-    /// Errors: `NoAction` (not NORMAL, or main process), `InvalidConfig`
+    /// Errors: `NoAction` (not NORMAL, main process or error handler), `InvalidConfig`
     /// (lock level already `MAX_LOCK_LEVEL`), `InvalidMode` (lock held by a
     /// process of another core).
     pub fn lock_preemption(
@@ -440,6 +464,9 @@ impl Kernel {
             let (Some(i), OperatingMode::Normal) = (me, k.mode) else {
                 return Err(ReturnCode::NoAction);
             };
+            if k.is_handler(i) {
+                return Err(ReturnCode::NoAction);
+            }
             if k.lock_level >= MAX_LOCK_LEVEL {
                 return Err(ReturnCode::InvalidConfig);
             }
@@ -455,8 +482,8 @@ impl Kernel {
     /// UNLOCK_PREEMPTION: returns the new lock level; at zero, pending
     /// preemptions take place.
     ///
-    /// Errors: `NoAction` (not NORMAL, main process, preemption not locked
-    /// by the caller).
+    /// Errors: `NoAction` (not NORMAL, main process, error handler,
+    /// preemption not locked by the caller).
     pub fn unlock_preemption(
         &mut self,
         now: SystemTime,
@@ -478,23 +505,23 @@ impl Kernel {
         })
     }
 
-    /// GET_MY_ID. Errors: `InvalidMode` from the main process.
+    /// GET_MY_ID. Errors: `InvalidMode` from the main process or the error handler.
     pub fn get_my_id(&self, caller: Runner) -> Result<ProcessId, ReturnCode> {
         match caller {
-            Runner::Main => Err(ReturnCode::InvalidMode),
+            Runner::Main | Runner::ErrorHandler => Err(ReturnCode::InvalidMode),
             Runner::Process(pid) => self.pidx(pid).map(|_| pid),
         }
     }
 
     /// GET_MY_INDEX: 1-based creation index of the caller.
-    /// Errors: `InvalidMode` from the main process.
+    /// Errors: `InvalidMode` from the main process or the error handler.
     pub fn get_my_index(&self, caller: Runner) -> Result<u32, ReturnCode> {
         self.get_my_id(caller).map(|p| p.0)
     }
 
     /// GET_PROCESS_ID. Errors: `InvalidConfig` (no process of that name).
     pub fn get_process_id(&self, name: &Name) -> Result<ProcessId, ReturnCode> {
-        self.procs
+        self.procs[..self.nprocs()]
             .iter()
             .position(|p| name_eq(&p.attrs.name, name))
             .map(Self::pid_of)
@@ -542,6 +569,7 @@ impl Kernel {
         match caller {
             Runner::Main => 0,
             Runner::Process(pid) => self.process_core(pid).unwrap_or(0),
+            Runner::ErrorHandler => self.handler_idx().map_or(0, |h| self.procs[h].core),
         }
     }
 }

@@ -66,7 +66,8 @@ impl Kernel {
     /// Common checks of a potentially blocking service, after the object id
     /// was validated: returns the caller and the absolute time-out expiry.
     /// `InvalidParam` for a bad time-out, `InvalidMode` when a non-zero
-    /// time-out is requested by a process holding the preemption lock or a mutex.
+    /// time-out is requested by the error handler or by a process holding
+    /// the preemption lock or a mutex.
     pub(crate) fn check_wait(
         &self,
         now: SystemTime,

@@ -13,8 +13,9 @@ impl Kernel {
     /// TIMED_WAIT. A zero delay moves the caller to the tail of its priority
     /// level (yield to equal priority) and returns `Done`.
     ///
-    /// Errors: `InvalidMode` (main process, caller holds the preemption lock
-    /// or a mutex), `InvalidParam` (delay negative, infinite or overflowing).
+    /// Errors: `InvalidMode` (main process or error handler, caller holds
+    /// the preemption lock or a mutex), `InvalidParam` (delay negative,
+    /// infinite or overflowing).
     pub fn timed_wait(
         &mut self,
         now: SystemTime,
@@ -45,8 +46,8 @@ impl Kernel {
     /// point has already passed the caller is re-released at once (newest
     /// of its priority) and `Done` is returned.
     ///
-    /// Errors: `InvalidMode` (main process, aperiodic caller, caller holds
-    /// the preemption lock or a mutex).
+    /// Errors: `InvalidMode` (main process, aperiodic caller (the error
+    /// handler is aperiodic), caller holds the preemption lock or a mutex).
     pub fn periodic_wait(
         &mut self,
         now: SystemTime,
@@ -78,7 +79,7 @@ impl Kernel {
     /// REPLENISH: the caller's deadline becomes `now + budget` (infinite if
     /// the budget or the time capacity is infinite).
     ///
-    /// Errors: `NoAction` (not NORMAL, main process), `InvalidMode`
+    /// Errors: `NoAction` (not NORMAL, main process, error handler), `InvalidMode`
     /// (periodic caller whose new deadline would exceed its next release
     /// point; an infinite budget always does), `InvalidParam` (budget
     /// negative other than infinite, or overflowing).
@@ -93,6 +94,9 @@ impl Kernel {
             let (Some(i), OperatingMode::Normal) = (me, k.mode) else {
                 return Err(ReturnCode::NoAction);
             };
+            if k.is_handler(i) {
+                return Err(ReturnCode::NoAction);
+            }
             let p = &k.procs[i];
             if p.is_periodic() {
                 let next_release = p.release_point.saturating_add(p.attrs.period);

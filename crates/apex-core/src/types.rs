@@ -23,6 +23,11 @@ pub const MAX_SEMAPHORE_VALUE: i32 = 32767;
 pub const SYSTEM_LIMIT_MESSAGE_SIZE: usize = 8192;
 /// Largest `MAX_NB_MESSAGE` of a buffer (`SYSTEM_LIMIT_NUMBER_OF_MESSAGES`).
 pub const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: usize = 512;
+/// Largest health-monitoring error message (`MAX_ERROR_MESSAGE_SIZE`).
+pub const MAX_ERROR_MESSAGE_SIZE: usize = 128;
+/// Current priority of the error handler process: above every process
+/// priority (it is not a valid `PRIORITY_TYPE` for the other services).
+pub const ERROR_HANDLER_PRIORITY: Priority = MAX_PRIORITY_VALUE + 1;
 
 /// ARINC 653 `NAME_TYPE`: 30 bytes, compared up to the first NUL.
 pub type Name = [u8; MAX_NAME_LENGTH];
@@ -212,6 +217,9 @@ pub enum Runner {
     Main,
     /// An APEX process.
     Process(ProcessId),
+    /// The partition's error handler process (CREATE_ERROR_HANDLER). It has
+    /// no `ProcessId`: GET_MY_ID returns `InvalidMode` when it calls it.
+    ErrorHandler,
 }
 
 /// Result of a service that may block its caller.
@@ -230,7 +238,11 @@ pub enum CallOutcome<T = ()> {
 /// [`crate::Kernel::drain_effects`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Effect {
-    /// A process missed its deadline (raise DEADLINE_MISSED to the health monitor).
+    /// A process missed its deadline. Always emitted (for logging); when the
+    /// partition has an error handler ([`crate::Kernel::has_error_handler`])
+    /// the miss is also queued to it as `DEADLINE_MISSED` and handled at
+    /// process level, otherwise the glue reports it to the health monitor
+    /// at partition level.
     DeadlineMissed {
         /// The late process.
         process: ProcessId,
@@ -245,6 +257,144 @@ pub enum Effect {
     ProcessStarted(ProcessId),
     /// The process was stopped (DORMANT): its thread must be abandoned/reset.
     ProcessStopped(ProcessId),
+    /// The error handler was activated (DORMANT to READY by an error): its
+    /// thread must begin at its entry point when it first runs.
+    ErrorHandlerStarted,
+    /// The error handler returned to DORMANT (STOP_SELF, partition stop):
+    /// its thread must be abandoned/reset.
+    ErrorHandlerStopped,
+    /// An error that is not handled by the error handler (none exists, the
+    /// partition is initialising, the error handler itself or the main
+    /// process failed, or the error queue is full): the glue reports it to
+    /// the health monitor at partition level.
+    PartitionError {
+        /// Who failed.
+        source: Runner,
+        /// The error (its `failed_process` is `None` unless `source` is a process).
+        error: ErrorStatus,
+    },
+}
+
+/// ARINC 653 `ERROR_CODE_TYPE` (process-level errors).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A process missed its deadline.
+    DeadlineMissed = 0,
+    /// Error raised by the application (RAISE_APPLICATION_ERROR).
+    ApplicationError = 1,
+    /// Numeric error (division by zero, floating-point exception, ...).
+    NumericError = 2,
+    /// Illegal OS request.
+    IllegalRequest = 3,
+    /// Stack overflow.
+    StackOverflow = 4,
+    /// Memory protection violation.
+    MemoryViolation = 5,
+    /// Hardware fault.
+    HardwareFault = 6,
+    /// Power failure.
+    PowerFail = 7,
+}
+
+impl ErrorCode {
+    /// Converts the C value; `None` for out-of-range values (INVALID_PARAM).
+    pub fn from_raw(v: u32) -> Option<Self> {
+        Some(match v {
+            0 => Self::DeadlineMissed,
+            1 => Self::ApplicationError,
+            2 => Self::NumericError,
+            3 => Self::IllegalRequest,
+            4 => Self::StackOverflow,
+            5 => Self::MemoryViolation,
+            6 => Self::HardwareFault,
+            7 => Self::PowerFail,
+            _ => return None,
+        })
+    }
+}
+
+/// `ERROR_HANDLER_CONCURRENCY_CONTROL_TYPE` (CONFIGURE_ERROR_HANDLER).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ErrorHandlerConcurrency {
+    /// While the error handler runs, the processes of the partition on the
+    /// other cores are paused (their cores idle).
+    ProcessPause = 0,
+    /// The processes on the other cores keep being scheduled (default).
+    #[default]
+    ProcessSchedule = 1,
+}
+
+impl ErrorHandlerConcurrency {
+    /// Converts the C value; `None` for out-of-range values (INVALID_PARAM).
+    pub fn from_raw(v: u32) -> Option<Self> {
+        Some(match v {
+            0 => Self::ProcessPause,
+            1 => Self::ProcessSchedule,
+            _ => return None,
+        })
+    }
+}
+
+/// One error (`ERROR_STATUS_TYPE`), as returned by GET_ERROR_STATUS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorStatus {
+    /// Kind of error.
+    pub error_code: ErrorCode,
+    /// Number of significant bytes of `message`.
+    pub length: usize,
+    /// The failed process (`None` for the main process or the error handler).
+    pub failed_process: Option<ProcessId>,
+    /// Faulting address when known (0 otherwise).
+    pub failed_address: u64,
+    /// Message bytes (`length` significant, zero padded).
+    pub message: [u8; MAX_ERROR_MESSAGE_SIZE],
+}
+
+impl ErrorStatus {
+    /// Builds a record; `None` when `message` exceeds `MAX_ERROR_MESSAGE_SIZE`.
+    pub fn new(
+        error_code: ErrorCode,
+        failed_process: Option<ProcessId>,
+        failed_address: u64,
+        message: &[u8],
+    ) -> Option<Self> {
+        if message.len() > MAX_ERROR_MESSAGE_SIZE {
+            return None;
+        }
+        let mut m = [0u8; MAX_ERROR_MESSAGE_SIZE];
+        m[..message.len()].copy_from_slice(message);
+        Some(Self {
+            error_code,
+            length: message.len(),
+            failed_process,
+            failed_address,
+            message: m,
+        })
+    }
+
+    /// The significant message bytes.
+    pub fn message(&self) -> &[u8] {
+        &self.message[..self.length]
+    }
+}
+
+/// State of the error handler (see [`crate::Kernel::error_handler_status`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorHandlerStatus {
+    /// Opaque entry point given to CREATE_ERROR_HANDLER.
+    pub entry: u64,
+    /// Stack size in bytes.
+    pub stack_size: u64,
+    /// DORMANT, READY or RUNNING (it never waits).
+    pub state: ProcessState,
+    /// Core it executes on.
+    pub core: u32,
+    /// Concurrency control (CONFIGURE_ERROR_HANDLER).
+    pub concurrency: ErrorHandlerConcurrency,
+    /// Number of errors queued and not yet read with GET_ERROR_STATUS.
+    pub pending_errors: usize,
 }
 
 /// Attributes of a process (`PROCESS_ATTRIBUTE_TYPE`).
@@ -317,6 +467,9 @@ pub struct PartitionConfig {
     pub start_condition: StartCondition,
     /// Maximum number of processes (error handler included).
     pub max_processes: usize,
+    /// Capacity of the error handler's queue of pending errors; an error
+    /// raised while it is full is reported at partition level instead.
+    pub max_pending_errors: usize,
     /// Total stack bytes available to processes.
     pub stack_total: u64,
     /// Maximum number of semaphores.
@@ -346,6 +499,7 @@ impl Default for PartitionConfig {
             initial_mode: OperatingMode::ColdStart,
             start_condition: StartCondition::NormalStart,
             max_processes: 64,
+            max_pending_errors: 64,
             stack_total: 64 << 20,
             max_semaphores: 64,
             max_events: 64,

@@ -28,6 +28,11 @@ enum Op {
     Send(i64),
     Receive(i64),
     Advance(i64),
+    /// The glue injects an error for process `i`.
+    Raise(usize),
+    RaiseApplication,
+    GetErrorStatus,
+    StopSelf,
 }
 
 fn timeout() -> impl Strategy<Value = i64> {
@@ -60,6 +65,17 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// `op()` plus the health-monitoring operations.
+fn hm_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => op(),
+        1 => (0usize..6).prop_map(Op::Raise),
+        1 => Just(Op::RaiseApplication),
+        2 => Just(Op::GetErrorStatus),
+        2 => Just(Op::StopSelf),
+    ]
+}
+
 struct World {
     k: Kernel,
     procs: Vec<ProcessId>,
@@ -71,10 +87,24 @@ struct World {
 }
 
 fn world(cores: u32, policy: SchedulingPolicy) -> World {
+    world_hm(cores, policy, None)
+}
+
+/// With `Some(concurrency)`, the partition has an error handler on the last core.
+fn world_hm(
+    cores: u32,
+    policy: SchedulingPolicy,
+    handler: Option<ErrorHandlerConcurrency>,
+) -> World {
     let mut c = cfg();
     c.cores = cores;
     c.policy = policy;
+    c.max_pending_errors = 4;
     let mut k = Kernel::new(c).unwrap();
+    if let Some(cc) = handler {
+        k.create_error_handler(0, MAIN, 0x2000, 4096).unwrap();
+        k.configure_error_handler(0, MAIN, cc, cores - 1).unwrap();
+    }
     let sem = k
         .create_semaphore(0, MAIN, &name("S"), 1, 3, QueuingDiscipline::Priority)
         .unwrap();
@@ -157,6 +187,10 @@ fn apply(w: &mut World, op: &Op, step: usize) {
             k.advance(w.now);
             Ok(())
         }
+        Op::Raise(i) => k.raise_error(n, Runner::Process(p(i)), ErrorCode::NumericError, 0, b"x"),
+        Op::RaiseApplication => k.raise_application_error(n, me, ErrorCode::ApplicationError, b"y"),
+        Op::GetErrorStatus => k.get_error_status(n, me).map(|_| ()),
+        Op::StopSelf => k.stop_self(n, me),
     };
     if let Some(t) = w.k.next_event_time() {
         if t <= w.now {
@@ -172,6 +206,23 @@ fn check(w: &World) {
     let locked = k.get_partition_status().lock_level > 0;
     let edf = k.config().policy == SchedulingPolicy::Edf;
     let mut running_count = 0;
+    let eh = k.error_handler_status();
+    if let Some(h) = eh {
+        assert_ne!(
+            h.state,
+            ProcessState::Waiting,
+            "the error handler never waits"
+        );
+        assert!(h.pending_errors <= 4);
+        if h.state == ProcessState::Dormant {
+            assert_eq!(h.pending_errors, 0, "pending errors with a dormant handler");
+        } else {
+            assert_eq!(k.running(h.core), Some(Runner::ErrorHandler));
+        }
+    }
+    let paused = eh.is_some_and(|h| {
+        h.state != ProcessState::Dormant && h.concurrency == ErrorHandlerConcurrency::ProcessPause
+    });
     for c in 0..cores {
         let run = k.running(c);
         let ready_on_core: Vec<ProcessStatus> = w
@@ -194,7 +245,14 @@ fn check(w: &World) {
                 }
             }
             Some(Runner::Main) => panic!("main runs in NORMAL"),
-            None => assert!(ready_on_core.is_empty(), "idle core with ready processes"),
+            Some(Runner::ErrorHandler) => {
+                let h = eh.expect("no error handler in this world");
+                assert_eq!((h.state, h.core), (ProcessState::Running, c));
+            }
+            None => assert!(
+                paused || ready_on_core.is_empty(),
+                "idle core with ready processes"
+            ),
         }
     }
     let n_running = w
@@ -258,6 +316,27 @@ proptest! {
     #[test]
     fn edf_invariants(ops in proptest::collection::vec(op(), 1..120)) {
         let mut w = world(1, SchedulingPolicy::Edf);
+        for (i, o) in ops.iter().enumerate() {
+            apply(&mut w, o, i);
+            check(&w);
+        }
+    }
+
+    #[test]
+    fn error_handler_invariants(
+        ops in proptest::collection::vec(hm_op(), 1..120),
+        cores in 1u32..=2,
+        pause in any::<bool>(),
+        edf in any::<bool>(),
+    ) {
+        let cc = if pause {
+            ErrorHandlerConcurrency::ProcessPause
+        } else {
+            ErrorHandlerConcurrency::ProcessSchedule
+        };
+        let policy = if edf { SchedulingPolicy::Edf } else { SchedulingPolicy::FixedPriority };
+        let mut w = world_hm(cores, policy, Some(cc));
+        check(&w);
         for (i, o) in ops.iter().enumerate() {
             apply(&mut w, o, i);
             check(&w);

@@ -16,6 +16,20 @@
 //! Because every non-designated APEX thread sleeps in a futex, freezing the partition costs
 //! the same whether it has 1 or 64 processes (the cgroup v1 freezer marks sleeping tasks frozen
 //! without waking them).
+//!
+//! # Stopped processes
+//! A process stopped by another one (STOP) or by itself in the middle of its body (STOP_SELF)
+//! must begin again at its entry point when it is next started, but its thread may be anywhere
+//! in application code. Such a thread is *abandoned*: its slot's incarnation is incremented,
+//! and the old thread, the next time it reaches the runtime (any service, the return of its
+//! entry point, or a wake-up while it waits), notices the mismatch and parks forever without
+//! touching the kernel. The next START spawns a fresh thread for the slot. A thread that is
+//! waiting at the top of its loop (never ran, or returned from its entry point) is reused.
+//!
+//! Limitation: an abandoned thread is never killed. Until it reaches the runtime it keeps
+//! executing the stopped process's code (at the demoted priority, so only when nothing
+//! designated is runnable), and anything it holds stays held: a libc lock (malloc, stdio)
+//! taken when it was stopped is never released, and its stack is not reclaimed.
 
 use partita_apex_core::{
     CallOutcome, Effect, Kernel, OperatingMode, PartitionConfig, ProcessAttributes, ProcessId,
@@ -44,8 +58,12 @@ fn encode(r: Option<Runner>) -> u32 {
         None => 0,
         Some(Runner::Main) => 1,
         Some(Runner::Process(p)) => p.0 + 1,
+        Some(Runner::ErrorHandler) => ERROR_HANDLER_WORD,
     }
 }
+
+/// Designation word value of the error handler (it has no thread in the runtime yet).
+const ERROR_HANDLER_WORD: u32 = u32::MAX;
 
 struct Slot {
     /// Bumped (and futex-woken) whenever the designation of the slot's core changes.
@@ -53,6 +71,31 @@ struct Slot {
     tid: AtomicI32,
     core: AtomicU32,
     entry: Entry,
+    /// Stack size of the slot's threads.
+    stack: usize,
+    /// Incremented when the current thread is abandoned (see the module documentation); a
+    /// thread whose own incarnation differs parks forever. Changed with the kernel locked.
+    incarnation: AtomicU32,
+    /// The current thread is abandoned and no fresh one was spawned yet.
+    abandoned: AtomicBool,
+    /// The current thread waits at the top of its loop and will call the entry point from
+    /// the start when designated. Changed by the thread with the kernel locked.
+    at_top: AtomicBool,
+}
+
+impl Slot {
+    fn new(core: u32, entry: Entry, stack: usize) -> Slot {
+        Slot {
+            word: AtomicU32::new(0),
+            tid: AtomicI32::new(0),
+            core: AtomicU32::new(core),
+            entry,
+            stack,
+            incarnation: AtomicU32::new(0),
+            abandoned: AtomicBool::new(false),
+            at_top: AtomicBool::new(true),
+        }
+    }
 }
 
 /// The partition runtime (one per process).
@@ -75,6 +118,8 @@ pub struct Runtime {
 
 thread_local! {
     static ME: std::cell::Cell<Option<Runner>> = const { std::cell::Cell::new(None) };
+    /// Incarnation of the calling thread's slot when the thread was spawned.
+    static INCARNATION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -185,11 +230,10 @@ impl Runtime {
             epoch,
             kernel: Mutex::new(kernel),
             slots: RwLock::new(Vec::new()),
-            main: Arc::new(Slot {
-                word: AtomicU32::new(0),
-                tid: AtomicI32::new(partita_sys::sched::gettid()),
-                core: AtomicU32::new(0),
-                entry: Arc::new(|| {}),
+            main: Arc::new({
+                let s = Slot::new(0, Arc::new(|| {}), 0);
+                s.tid.store(partita_sys::sched::gettid(), Ordering::Release);
+                s
             }),
             designated: (0..cores)
                 .map(|c| AtomicU32::new(if c == 0 { 1 } else { 0 }))
@@ -233,6 +277,49 @@ impl Runtime {
         self.kernel.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether the calling thread is an abandoned thread of `me`'s slot. Reliable with the
+    /// kernel locked (incarnations change under the lock).
+    fn is_abandoned(&self, me: Runner, slot: &Slot) -> bool {
+        matches!(me, Runner::Process(_))
+            && slot.incarnation.load(Ordering::Acquire) != INCARNATION.with(|c| c.get())
+    }
+
+    /// The end of an abandoned thread (or of a thread whose process stopped itself): it
+    /// never returns to application code and never touches the kernel again.
+    fn park_forever(&self) -> ! {
+        loop {
+            std::thread::park();
+        }
+    }
+
+    /// Locks the kernel for a service of the calling runner; an abandoned thread parks here.
+    fn enter(&self) -> Result<(Runner, MutexGuard<'_, Kernel>), ReturnCode> {
+        let me = self.caller()?;
+        let k = self.lock();
+        if let Some(slot) = self.slot(me) {
+            if self.is_abandoned(me, &slot) {
+                drop(k);
+                self.park_forever();
+            }
+        }
+        Ok((me, k))
+    }
+
+    /// Runs a query (no state change, no rescheduling). Threads the runtime did not create
+    /// may query too (`None` caller); an abandoned thread parks here.
+    pub fn query<T>(
+        &self,
+        f: impl FnOnce(&Kernel, Option<Runner>) -> Result<T, ReturnCode>,
+    ) -> Result<T, ReturnCode> {
+        match self.me() {
+            Some(_) => {
+                let (me, k) = self.enter()?;
+                f(&k, Some(me))
+            }
+            None => f(&self.lock(), None),
+        }
+    }
+
     /// The control block (absent when standalone).
     pub fn control(&self) -> Option<&ControlBlock> {
         self.ctl.as_ref().map(|m| m.view::<ControlBlock>())
@@ -252,6 +339,8 @@ impl Runtime {
                 .unwrap_or_else(|e| e.into_inner())
                 .get(p.0.checked_sub(1)? as usize)
                 .cloned(),
+            // The error handler has no thread in the runtime yet.
+            Runner::ErrorHandler => None,
         }
     }
 
@@ -264,7 +353,17 @@ impl Runtime {
 
     /// Makes the threads match the kernel's decisions, carries out its effects, and re-arms
     /// the timer. Called with the kernel locked, after every service.
-    fn dispatch(&self, k: &mut Kernel) {
+    fn dispatch(&'static self, k: &mut Kernel) {
+        let effects: Vec<Effect> = k.drain_effects().collect();
+        // Thread bookkeeping first: a fresh thread must exist (with its tid) before it can be
+        // designated below.
+        for e in &effects {
+            match *e {
+                Effect::ProcessStopped(pid) => self.abandon(pid),
+                Effect::ProcessStarted(pid) => self.respawn(pid),
+                _ => {}
+            }
+        }
         for (core, d) in self.designated.iter().enumerate() {
             let want = k.running(core as u32);
             let enc = encode(want);
@@ -289,7 +388,6 @@ impl Runtime {
                 partita_sys::futex::wake(&next.word, u32::MAX, false);
             }
         }
-        let effects: Vec<Effect> = k.drain_effects().collect();
         for e in effects {
             match e {
                 Effect::DeadlineMissed { process, deadline } => {
@@ -303,6 +401,11 @@ impl Runtime {
                 Effect::RestartRequested(m) => self.request_mode(m as u32),
                 Effect::IdleRequested => self.request_mode(control::mode::IDLE),
                 Effect::ProcessStarted(_) | Effect::ProcessStopped(_) => {}
+                // The error handler has no thread in the runtime yet (no CREATE_ERROR_HANDLER
+                // binding), and errors not handled by it are reported by that integration.
+                Effect::ErrorHandlerStarted
+                | Effect::ErrorHandlerStopped
+                | Effect::PartitionError { .. } => {}
             }
         }
         if let Some(c) = self.control() {
@@ -316,6 +419,60 @@ impl Runtime {
             self.timer_word.fetch_add(1, Ordering::Release);
             partita_sys::futex::wake(&self.timer_word, 1, false);
         }
+    }
+
+    /// ProcessStopped: unless its thread waits at the top of its loop, the slot's thread is
+    /// abandoned (it may be anywhere in application code) and woken so that, if it sleeps in
+    /// the runtime, it parks for good. Called with the kernel locked.
+    fn abandon(&self, pid: ProcessId) {
+        let Some(slot) = self.slot(Runner::Process(pid)) else {
+            return;
+        };
+        if slot.at_top.load(Ordering::Acquire) {
+            return;
+        }
+        slot.incarnation.fetch_add(1, Ordering::AcqRel);
+        slot.abandoned.store(true, Ordering::Release);
+        slot.word.fetch_add(1, Ordering::Release);
+        partita_sys::futex::wake(&slot.word, u32::MAX, false);
+    }
+
+    /// ProcessStarted: a slot whose thread was abandoned gets a fresh thread, which begins at
+    /// the entry point when designated. Called with the kernel locked.
+    fn respawn(&'static self, pid: ProcessId) {
+        let Some(slot) = self.slot(Runner::Process(pid)) else {
+            return;
+        };
+        if !slot.abandoned.load(Ordering::Acquire) {
+            return;
+        }
+        slot.at_top.store(true, Ordering::Release);
+        slot.abandoned.store(false, Ordering::Release);
+        if self.spawn_thread(pid, slot).is_err() {
+            eprintln!(
+                "partita runtime: cannot create a thread to restart process {}; it will not run",
+                pid.0
+            );
+        }
+    }
+
+    /// Spawns the thread of a slot (current incarnation) and waits until it has its tid and
+    /// priority, so that dispatch can address it. The new thread does not need the kernel
+    /// lock to get there, so the caller may hold it.
+    fn spawn_thread(&'static self, pid: ProcessId, slot: Arc<Slot>) -> Result<(), ReturnCode> {
+        let ready = Arc::new(AtomicU32::new(0));
+        let ready2 = ready.clone();
+        let incarnation = slot.incarnation.load(Ordering::Acquire);
+        let stack = slot.stack;
+        std::thread::Builder::new()
+            .name(format!("apex-{}", pid.0))
+            .stack_size(stack)
+            .spawn(move || self.process_thread(pid, slot, incarnation, ready2))
+            .map_err(|_| ReturnCode::InvalidConfig)?;
+        while ready.load(Ordering::Acquire) == 0 {
+            partita_sys::futex::wait(&ready, 0, None, false);
+        }
+        Ok(())
     }
 
     fn request_mode(&self, m: u32) {
@@ -346,7 +503,13 @@ impl Runtime {
         let mut lowered = false;
         loop {
             let w = slot.word.load(Ordering::Acquire);
-            if self.is_designated(me, &slot) && !self.idle.load(Ordering::Acquire) {
+            let designated = self.is_designated(me, &slot) && !self.idle.load(Ordering::Acquire);
+            // Checked after the designation: a restart designates the same runner, but only
+            // after the incarnation changed.
+            if self.is_abandoned(me, &slot) {
+                self.park_forever();
+            }
+            if designated {
                 if lowered {
                     self.set_own_prio(self.rt_run);
                 }
@@ -369,11 +532,10 @@ impl Runtime {
 
     /// Runs a non-blocking service: `f` gets the kernel, the time and the caller.
     pub fn call<T>(
-        &self,
+        &'static self,
         f: impl FnOnce(&mut Kernel, SystemTime, Runner) -> Result<T, ReturnCode>,
     ) -> Result<T, ReturnCode> {
-        let me = self.caller()?;
-        let mut k = self.lock();
+        let (me, mut k) = self.enter()?;
         let now = self.now();
         let r = f(&mut k, now, me);
         self.dispatch(&mut k);
@@ -385,32 +547,86 @@ impl Runtime {
 
     /// Runs a service that may block the caller, and waits for its outcome.
     pub fn call_blocking(
-        &self,
+        &'static self,
         f: impl FnOnce(&mut Kernel, SystemTime, Runner) -> Result<CallOutcome, ReturnCode>,
     ) -> Result<(), ReturnCode> {
-        let me = self.caller()?;
-        let mut k = self.lock();
+        let (me, mut k) = self.enter()?;
         let now = self.now();
         let r = f(&mut k, now, me);
         self.dispatch(&mut k);
         drop(k);
-        match r {
-            Err(e) => {
-                self.wait_designated(me);
-                Err(e)
-            }
-            Ok(CallOutcome::Done(())) => {
-                self.wait_designated(me);
-                Ok(())
-            }
-            Ok(CallOutcome::Blocked) => {
-                self.wait_designated(me);
-                let Runner::Process(pid) = me else {
-                    return Ok(());
-                };
-                self.lock().take_wake_result(pid).unwrap_or(Ok(()))
+        self.wait_designated(me);
+        match r? {
+            CallOutcome::Done(()) => Ok(()),
+            CallOutcome::Blocked => {
+                let (me, mut k) = self.enter()?;
+                match me {
+                    Runner::Process(pid) => k.take_wake_result(pid).unwrap_or(Ok(())),
+                    _ => Ok(()),
+                }
             }
         }
+    }
+
+    /// Runs a service that may block the caller and delivers a message into `out`
+    /// (RECEIVE_BUFFER, READ_BLACKBOARD): `f` gets `out` for the immediate case; after a
+    /// wait the message is fetched with [`Kernel::take_wake_message`]. Returns its length.
+    pub fn call_blocking_message(
+        &'static self,
+        out: &mut [u8],
+        f: impl FnOnce(
+            &mut Kernel,
+            SystemTime,
+            Runner,
+            &mut [u8],
+        ) -> Result<CallOutcome<usize>, ReturnCode>,
+    ) -> Result<usize, ReturnCode> {
+        let (me, mut k) = self.enter()?;
+        let now = self.now();
+        let r = f(&mut k, now, me, out);
+        self.dispatch(&mut k);
+        drop(k);
+        self.wait_designated(me);
+        match r? {
+            CallOutcome::Done(n) => Ok(n),
+            CallOutcome::Blocked => {
+                let (me, mut k) = self.enter()?;
+                match me {
+                    Runner::Process(pid) => k
+                        .take_wake_message(pid, out)
+                        .unwrap_or(Err(ReturnCode::NotAvailable)),
+                    _ => Err(ReturnCode::NotAvailable),
+                }
+            }
+        }
+    }
+
+    /// STOP_SELF. On success the calling thread never returns: the process is DORMANT and
+    /// its thread abandoned (a later START runs the entry point on a fresh thread).
+    pub fn stop_self(&'static self) -> Result<std::convert::Infallible, ReturnCode> {
+        let (me, mut k) = self.enter()?;
+        let now = self.now();
+        let r = k.stop_self(now, me);
+        self.dispatch(&mut k);
+        drop(k);
+        r?;
+        self.park_forever()
+    }
+
+    /// INITIALIZE_PROCESS_CORE_AFFINITY: also moves the process's thread to the core's
+    /// designation word.
+    pub fn initialize_process_core_affinity(
+        &'static self,
+        pid: ProcessId,
+        core: u32,
+    ) -> Result<(), ReturnCode> {
+        self.call(|k, now, me| {
+            k.initialize_process_core_affinity(now, me, pid, core)?;
+            if let Some(slot) = self.slot(Runner::Process(pid)) {
+                slot.core.store(core, Ordering::Release);
+            }
+            Ok(())
+        })
     }
 
     /// CREATE_PROCESS: creates the process in the kernel and its thread (which sleeps until
@@ -420,17 +636,12 @@ impl Runtime {
         attrs: &ProcessAttributes,
         entry: Entry,
     ) -> Result<ProcessId, ReturnCode> {
-        let me = self.caller()?;
-        let mut k = self.lock();
+        let (me, mut k) = self.enter()?;
         let now = self.now();
         let pid = k.create_process(now, me, attrs)?;
         let core = k.process_core(pid).unwrap_or(0);
-        let slot = Arc::new(Slot {
-            word: AtomicU32::new(0),
-            tid: AtomicI32::new(0),
-            core: AtomicU32::new(core),
-            entry,
-        });
+        let stack = (attrs.stack_size as usize).max(64 * 1024);
+        let slot = Arc::new(Slot::new(core, entry, stack));
         {
             let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
             let idx = pid.0 as usize - 1;
@@ -439,31 +650,24 @@ impl Runtime {
             }
             slots[idx] = slot.clone();
         }
-        let ready = Arc::new(AtomicU32::new(0));
-        let ready2 = ready.clone();
-        let stack = (attrs.stack_size as usize).max(64 * 1024);
-        let spawned = std::thread::Builder::new()
-            .name(format!("apex-{}", pid.0))
-            .stack_size(stack)
-            .spawn(move || self.process_thread(pid, slot, ready2));
-        if spawned.is_err() {
-            return Err(ReturnCode::InvalidConfig);
-        }
+        self.spawn_thread(pid, slot)?;
         if let Some(c) = self.control() {
             c.processes
                 .store(k.process_count() as u32, Ordering::Relaxed);
         }
-        drop(k);
-        // Wait until the thread has its tid and priority, so dispatch can address it.
-        while ready.load(Ordering::Acquire) == 0 {
-            partita_sys::futex::wait(&ready, 0, None, false);
-        }
         Ok(pid)
     }
 
-    fn process_thread(&'static self, pid: ProcessId, slot: Arc<Slot>, ready: Arc<AtomicU32>) {
+    fn process_thread(
+        &'static self,
+        pid: ProcessId,
+        slot: Arc<Slot>,
+        incarnation: u32,
+        ready: Arc<AtomicU32>,
+    ) {
         let me = Runner::Process(pid);
         ME.with(|m| m.set(Some(me)));
+        INCARNATION.with(|c| c.set(incarnation));
         slot.tid
             .store(partita_sys::sched::gettid(), Ordering::Release);
         if self.rt_run > 0 {
@@ -473,9 +677,27 @@ impl Runtime {
         partita_sys::futex::wake(&ready, 1, false);
         loop {
             self.wait_designated(me);
+            {
+                let (_, k) = match self.enter() {
+                    Ok(g) => g,
+                    Err(_) => self.park_forever(),
+                };
+                // Stopped (or preempted) since: wait again, still at the top.
+                if !self.is_designated(me, &slot) {
+                    continue;
+                }
+                // Leaving the top of the loop: from now on a STOP abandons this thread.
+                slot.at_top.store(false, Ordering::Release);
+                drop(k);
+            }
             (slot.entry)();
-            // Returning from the entry point stops the process (it becomes DORMANT).
-            let mut k = self.lock();
+            // Returning from the entry point stops the process (it becomes DORMANT); this
+            // thread is back at the top of its loop, so it is not abandoned.
+            let (_, mut k) = match self.enter() {
+                Ok(g) => g,
+                Err(_) => self.park_forever(),
+            };
+            slot.at_top.store(true, Ordering::Release);
             let now = self.now();
             let _ = k.stop_self(now, me);
             self.dispatch(&mut k);
@@ -484,8 +706,7 @@ impl Runtime {
 
     /// SET_PARTITION_MODE.
     pub fn set_partition_mode(&'static self, mode: OperatingMode) -> Result<(), ReturnCode> {
-        let me = self.caller()?;
-        let mut k = self.lock();
+        let (me, mut k) = self.enter()?;
         let now = self.now();
         k.set_partition_mode(now, me, mode)?;
         self.dispatch(&mut k);
@@ -556,6 +777,7 @@ fn decode(v: u32) -> Option<Runner> {
     match v {
         0 => None,
         1 => Some(Runner::Main),
+        ERROR_HANDLER_WORD => Some(Runner::ErrorHandler),
         n => Some(Runner::Process(ProcessId(n - 1))),
     }
 }

@@ -11,10 +11,28 @@
 // goes through `put`/`get` or carries its own SAFETY comment.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+mod blackboard;
+mod buffer;
+mod event;
+mod mutex;
+mod process;
+mod semaphore;
+mod time;
+
+pub use blackboard::*;
+pub use buffer::*;
+pub use event::*;
+pub use mutex::*;
+pub use process::*;
+pub use semaphore::*;
+pub use time::*;
+
 use crate::api;
 use crate::types::*;
+use core::ffi::c_char;
 use partita_apex_core::{
-    DeadlineType as CoreDeadline, OperatingMode, ProcessAttributes, ProcessId, ReturnCode,
+    DeadlineType as CoreDeadline, Name, OperatingMode, ProcessAttributes, ProcessId,
+    QueuingDiscipline, ReturnCode,
 };
 use std::sync::Arc;
 
@@ -44,6 +62,107 @@ fn get<T: Copy>(p: *const T) -> Option<T> {
         // of the declared type.
         Some(unsafe { p.read() })
     }
+}
+
+/// Stores the output of `r` (converted by `f`) at `value` and its code at `return_code`;
+/// nothing is stored at `value` on error.
+fn put_out<T, U>(
+    value: *mut U,
+    return_code: *mut ReturnCodeType,
+    r: Result<T, ReturnCode>,
+    f: impl FnOnce(T) -> U,
+) {
+    match r {
+        Ok(v) => {
+            put(value, f(v));
+            put_rc(return_code, Ok(()));
+        }
+        Err(e) => put_rc(return_code, Err(e)),
+    }
+}
+
+/// Reads an object name: up to `MAX_NAME_LENGTH` bytes, stopping at the first NUL (so a
+/// shorter NUL-terminated string is never read past its end). `InvalidParam` for null.
+fn name_in(p: *const c_char) -> Result<Name, ReturnCode> {
+    if p.is_null() {
+        return Err(ReturnCode::InvalidParam);
+    }
+    let mut n = [0u8; MAX_NAME_LENGTH];
+    for (i, d) in n.iter_mut().enumerate() {
+        // SAFETY: `p` is non-null and points to a NAME_TYPE or a NUL-terminated string (the
+        // binding's contract); byte `i` is read only if bytes `0..i` were not NUL, so it is
+        // within the array or the string.
+        let c = unsafe { p.add(i).read() } as u8;
+        if c == 0 {
+            break;
+        }
+        *d = c;
+    }
+    Ok(n)
+}
+
+/// Converts a C name array to the core's.
+fn name_of(n: &NameType) -> Name {
+    let mut name = [0u8; MAX_NAME_LENGTH];
+    for (d, s) in name.iter_mut().zip(n.iter()) {
+        *d = *s as u8;
+    }
+    name
+}
+
+/// Converts a core name to the C array.
+fn name_to_c(n: &Name) -> NameType {
+    let mut name = [0 as c_char; MAX_NAME_LENGTH];
+    for (d, s) in name.iter_mut().zip(n.iter()) {
+        *d = *s as c_char;
+    }
+    name
+}
+
+/// QUEUING_DISCIPLINE_TYPE; `InvalidParam` for other values.
+fn discipline(v: QueuingDisciplineType) -> Result<QueuingDiscipline, ReturnCode> {
+    match v {
+        FIFO => Ok(QueuingDiscipline::Fifo),
+        PRIORITY => Ok(QueuingDiscipline::Priority),
+        _ => Err(ReturnCode::InvalidParam),
+    }
+}
+
+/// An object identifier (semaphore, event, ...): `InvalidParam` unless positive.
+fn object_id(id: ApexInteger) -> Result<u32, ReturnCode> {
+    u32::try_from(id)
+        .ok()
+        .filter(|&v| v > 0)
+        .ok_or(ReturnCode::InvalidParam)
+}
+
+/// The `length` bytes at `addr` (a message to send): `InvalidParam` for a negative length,
+/// a length above `SYSTEM_LIMIT_MESSAGE_SIZE`, or a null address with a non-zero length.
+fn message_in<'a>(addr: *const ApexByte, length: MessageSizeType) -> Result<&'a [u8], ReturnCode> {
+    let len = match usize::try_from(length) {
+        Ok(l) if l <= SYSTEM_LIMIT_MESSAGE_SIZE as usize => l,
+        _ => return Err(ReturnCode::InvalidParam),
+    };
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if addr.is_null() {
+        return Err(ReturnCode::InvalidParam);
+    }
+    // SAFETY: the caller passes a pointer to at least `length` readable bytes (checked
+    // non-null and bounded above); the slice lives only for the duration of the call.
+    Ok(unsafe { std::slice::from_raw_parts(addr, len) })
+}
+
+/// The receiving area at `addr`, which must hold `size` bytes (the object's maximum
+/// message size): `InvalidParam` for a null address.
+fn message_out<'a>(addr: *mut ApexByte, size: usize) -> Result<&'a mut [u8], ReturnCode> {
+    if addr.is_null() {
+        return Err(ReturnCode::InvalidParam);
+    }
+    // SAFETY: per ARINC653.h the receiving area of RECEIVE_BUFFER / READ_BLACKBOARD holds
+    // the object's MAX_MESSAGE_SIZE writable bytes; it is not aliased during the call.
+    Ok(unsafe { std::slice::from_raw_parts_mut(addr, size) })
 }
 
 /// GET_PARTITION_STATUS.
@@ -123,10 +242,7 @@ pub extern "C" fn CREATE_PROCESS(
         HARD => CoreDeadline::Hard,
         _ => return put_rc(return_code, Err(ReturnCode::InvalidParam)),
     };
-    let mut name = [0u8; partita_apex_core::MAX_NAME_LENGTH];
-    for (d, s) in name.iter_mut().zip(a.name.iter()) {
-        *d = *s as u8;
-    }
+    let name = name_of(&a.name);
     // SAFETY: the caller's ENTRY_POINT is, per the binding, the address of a
     // `void (*)(void)` function; it was checked non-null above.
     let f: extern "C" fn() = unsafe { std::mem::transmute(a.entry_point) };

@@ -1,0 +1,169 @@
+//! Process management services (ARINC 653 Part 1, 3.3) beyond CREATE_PROCESS, START and
+//! GET_MY_ID (in the parent module).
+
+use super::*;
+use partita_apex_core::{ProcessState, ProcessStatus};
+
+/// DELAYED_START.
+#[no_mangle]
+pub extern "C" fn DELAYED_START(
+    process_id: ProcessIdType,
+    delay_time: SystemTimeType,
+    return_code: *mut ReturnCodeType,
+) {
+    put_rc(
+        return_code,
+        pid_of(process_id).and_then(|p| api::delayed_start(p, delay_time)),
+    );
+}
+
+/// STOP.
+#[no_mangle]
+pub extern "C" fn STOP(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
+    put_rc(return_code, pid_of(process_id).and_then(api::stop));
+}
+
+/// STOP_SELF: does not return when called by a process; the main process gets no effect.
+#[no_mangle]
+pub extern "C" fn STOP_SELF() {
+    let _ = api::stop_self();
+}
+
+/// SUSPEND_SELF.
+#[no_mangle]
+pub extern "C" fn SUSPEND_SELF(time_out: SystemTimeType, return_code: *mut ReturnCodeType) {
+    put_rc(return_code, api::suspend_self(time_out));
+}
+
+/// SUSPEND.
+#[no_mangle]
+pub extern "C" fn SUSPEND(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
+    put_rc(return_code, pid_of(process_id).and_then(api::suspend));
+}
+
+/// RESUME.
+#[no_mangle]
+pub extern "C" fn RESUME(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
+    put_rc(return_code, pid_of(process_id).and_then(api::resume));
+}
+
+/// SET_PRIORITY.
+#[no_mangle]
+pub extern "C" fn SET_PRIORITY(
+    process_id: ProcessIdType,
+    priority: PriorityType,
+    return_code: *mut ReturnCodeType,
+) {
+    put_rc(
+        return_code,
+        pid_of(process_id).and_then(|p| api::set_priority(p, priority)),
+    );
+}
+
+/// LOCK_PREEMPTION.
+#[no_mangle]
+pub extern "C" fn LOCK_PREEMPTION(
+    lock_level: *mut LockLevelType,
+    return_code: *mut ReturnCodeType,
+) {
+    put_out(lock_level, return_code, api::lock_preemption(), |l| l);
+}
+
+/// UNLOCK_PREEMPTION.
+#[no_mangle]
+pub extern "C" fn UNLOCK_PREEMPTION(
+    lock_level: *mut LockLevelType,
+    return_code: *mut ReturnCodeType,
+) {
+    put_out(lock_level, return_code, api::unlock_preemption(), |l| l);
+}
+
+/// GET_PROCESS_ID.
+#[no_mangle]
+pub extern "C" fn GET_PROCESS_ID(
+    process_name: *const c_char,
+    process_id: *mut ProcessIdType,
+    return_code: *mut ReturnCodeType,
+) {
+    let r = name_in(process_name).and_then(|n| api::get_process_id(&n));
+    put_out(process_id, return_code, r, |p| p.0 as ProcessIdType);
+}
+
+fn process_status(s: ProcessStatus) -> ProcessStatusType {
+    let a = &s.attributes;
+    ProcessStatusType {
+        deadline_time: s.deadline_time,
+        current_priority: s.current_priority,
+        process_state: match s.process_state {
+            ProcessState::Dormant => DORMANT,
+            ProcessState::Ready => READY,
+            ProcessState::Running => RUNNING,
+            ProcessState::Waiting => WAITING,
+        },
+        attributes: ProcessAttributeType {
+            period: a.period,
+            time_capacity: a.time_capacity,
+            entry_point: a.entry as usize as SystemAddressType,
+            stack_size: a.stack_size as StackSizeType,
+            base_priority: a.base_priority,
+            deadline: match a.deadline {
+                CoreDeadline::Soft => SOFT,
+                CoreDeadline::Hard => HARD,
+            },
+            name: name_to_c(&a.name),
+        },
+    }
+}
+
+/// GET_PROCESS_STATUS.
+#[no_mangle]
+pub extern "C" fn GET_PROCESS_STATUS(
+    process_id: ProcessIdType,
+    process_status: *mut ProcessStatusType,
+    return_code: *mut ReturnCodeType,
+) {
+    let r = pid_of(process_id).and_then(api::get_process_status);
+    put_out(process_status, return_code, r, self::process_status);
+}
+
+/// INITIALIZE_PROCESS_CORE_AFFINITY. `CORE_AFFINITY_NO_PREFERENCE` means the partition's
+/// first core (the default).
+#[no_mangle]
+pub extern "C" fn INITIALIZE_PROCESS_CORE_AFFINITY(
+    process_id: ProcessIdType,
+    processor_core_id: ProcessorCoreIdType,
+    return_code: *mut ReturnCodeType,
+) {
+    let core = match processor_core_id {
+        CORE_AFFINITY_NO_PREFERENCE => Ok(0),
+        c => u32::try_from(c).map_err(|_| ReturnCode::InvalidParam),
+    };
+    let r = pid_of(process_id)
+        .and_then(|p| core.and_then(|c| api::initialize_process_core_affinity(p, c)));
+    put_rc(return_code, r);
+}
+
+/// GET_MY_PROCESSOR_CORE_ID.
+#[no_mangle]
+pub extern "C" fn GET_MY_PROCESSOR_CORE_ID(
+    processor_core_id: *mut ProcessorCoreIdType,
+    return_code: *mut ReturnCodeType,
+) {
+    put_out(
+        processor_core_id,
+        return_code,
+        api::get_my_processor_core_id(),
+        |c| c as ProcessorCoreIdType,
+    );
+}
+
+/// GET_MY_INDEX.
+#[no_mangle]
+pub extern "C" fn GET_MY_INDEX(
+    process_index: *mut ProcessIndexType,
+    return_code: *mut ReturnCodeType,
+) {
+    put_out(process_index, return_code, api::get_my_index(), |i| {
+        i as ProcessIndexType
+    });
+}
