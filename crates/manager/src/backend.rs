@@ -125,16 +125,35 @@ pub(crate) enum Switch {
     Signals {
         procs: Option<PathBuf>,
         main_pid: i32,
+        /// The processes the last stop reached. No process of the partition can fork while
+        /// they are all stopped, so the following SIGCONT goes to this list without reading
+        /// `cgroup.procs` again.
+        stopped: std::sync::Mutex<Vec<i32>>,
     },
 }
 
 impl Switch {
+    /// The signals switch of a partition whose main process is `main_pid`.
+    pub(crate) fn signals(procs: Option<PathBuf>, main_pid: i32) -> Switch {
+        Switch::Signals {
+            procs,
+            main_pid,
+            stopped: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
     /// Holds the partition.
     pub(crate) fn stop(&self) -> partita_sys::Result<()> {
         match self {
             Switch::Freezer(f) => f.freeze(),
-            Switch::Signals { procs, main_pid } => {
-                signal_all(procs.as_ref(), *main_pid, libc_sig::SIGSTOP)
+            Switch::Signals {
+                procs,
+                main_pid,
+                stopped,
+            } => {
+                let mut list = stopped.lock().unwrap_or_else(|e| e.into_inner());
+                list.clear();
+                signal_all(procs.as_ref(), *main_pid, libc_sig::SIGSTOP, &mut list)
             }
         }
     }
@@ -143,8 +162,19 @@ impl Switch {
     pub(crate) fn resume(&self) -> partita_sys::Result<()> {
         match self {
             Switch::Freezer(f) => f.thaw(),
-            Switch::Signals { procs, main_pid } => {
-                signal_all(procs.as_ref(), *main_pid, libc_sig::SIGCONT)
+            Switch::Signals {
+                procs,
+                main_pid,
+                stopped,
+            } => {
+                let mut list = stopped.lock().unwrap_or_else(|e| e.into_inner());
+                if list.is_empty() {
+                    return signal_all(procs.as_ref(), *main_pid, libc_sig::SIGCONT, &mut list);
+                }
+                for &pid in list.iter() {
+                    signal_one(pid, libc_sig::SIGCONT)?;
+                }
+                Ok(())
             }
         }
     }
@@ -167,8 +197,15 @@ fn signal_one(pid: i32, sig: i32) -> partita_sys::Result<()> {
     partita_sys::proc::kill(pid, sig)
 }
 
-fn signal_all(procs: Option<&PathBuf>, main_pid: i32, sig: i32) -> partita_sys::Result<()> {
+/// Signals every process listed in `procs` (or `main_pid` alone), recording whom in `reached`.
+fn signal_all(
+    procs: Option<&PathBuf>,
+    main_pid: i32,
+    sig: i32,
+    reached: &mut Vec<i32>,
+) -> partita_sys::Result<()> {
     let Some(path) = procs else {
+        reached.push(main_pid);
         return signal_one(main_pid, sig);
     };
     // Opened afresh each time: a `cgroup.procs` descriptor re-read from offset 0 keeps
@@ -190,6 +227,7 @@ fn signal_all(procs: Option<&PathBuf>, main_pid: i32, sig: i32) -> partita_sys::
             if c.is_ascii_digit() {
                 carry = carry.max(0) * 10 + (c - b'0') as i64;
             } else if carry >= 0 {
+                reached.push(carry as i32);
                 signal_one(carry as i32, sig)?;
                 carry = -1;
             }
@@ -197,6 +235,7 @@ fn signal_all(procs: Option<&PathBuf>, main_pid: i32, sig: i32) -> partita_sys::
         off += n as u64;
     }
     if carry >= 0 {
+        reached.push(carry as i32);
         signal_one(carry as i32, sig)?;
     }
     Ok(())

@@ -304,13 +304,12 @@ impl Partition {
                 g,
                 freezer_kind(backend).expect("freezer backend"),
             )?),
-            _ => Switch::Signals {
-                procs: self
-                    .membership
+            _ => Switch::signals(
+                self.membership
                     .as_ref()
                     .map(|g| g.dir().join("cgroup.procs")),
-                main_pid: child.pid,
-            },
+                child.pid,
+            ),
         };
         // The child waits for "go" before execve. With a freezer it is frozen and released at
         // once: it reaches execve when thawed in its first window. With signals it is not
