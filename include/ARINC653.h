@@ -343,6 +343,12 @@ typedef struct {
     ERROR_MESSAGE_TYPE MESSAGE;
 } ERROR_STATUS_TYPE;
 
+/* What the other cores of the partition do while the error handler runs. */
+typedef enum {
+    PROCESSES_PAUSE = 0,    /* the processes on the other cores are paused */
+    PROCESSES_SCHEDULED = 1 /* they keep being scheduled (default) */
+} ERROR_HANDLER_CONCURRENCY_CONTROL_TYPE;
+
 /* ######################################################################## */
 /* Services implemented                                                     */
 /*                                                                          */
@@ -846,6 +852,51 @@ extern void GET_PROCESS_MUTEX_STATE(
 extern void REPORT_APPLICATION_MESSAGE(
     /*in */ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
     /*in */ MESSAGE_SIZE_TYPE LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * CREATE_ERROR_HANDLER: create the partition's error handler, a process
+ * above every other one that runs when an error is raised (ENTRY_POINT is a
+ * void (*)(void)).  During initialisation only.  NO_ACTION: already
+ * created; INVALID_CONFIG: process table or stack storage exhausted;
+ * INVALID_PARAM: STACK_SIZE 0 or null ENTRY_POINT; INVALID_MODE: NORMAL.
+ */
+extern void CREATE_ERROR_HANDLER(
+    /*in */ SYSTEM_ADDRESS_TYPE ENTRY_POINT,
+    /*in */ STACK_SIZE_TYPE STACK_SIZE,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_ERROR_STATUS: remove and return the oldest error pending for the
+ * error handler.  INVALID_CONFIG: the caller is not the error handler;
+ * NO_ACTION: no error pending.
+ */
+extern void GET_ERROR_STATUS(
+    /*out*/ ERROR_STATUS_TYPE *ERROR_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * RAISE_APPLICATION_ERROR: raise an APPLICATION_ERROR for the calling
+ * process with the LENGTH bytes at MESSAGE_ADDR (at most
+ * MAX_ERROR_MESSAGE_SIZE).  With an error handler (NORMAL mode) the handler
+ * runs before the call returns; otherwise the error goes to the module's
+ * health monitor.  INVALID_PARAM: other ERROR_CODE, LENGTH out of range.
+ */
+extern void RAISE_APPLICATION_ERROR(
+    /*in */ ERROR_CODE_TYPE ERROR_CODE,
+    /*in */ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*in */ ERROR_MESSAGE_SIZE_TYPE LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * CONFIGURE_ERROR_HANDLER: set the concurrency control and the core of the
+ * error handler (during initialisation, after CREATE_ERROR_HANDLER).
+ * INVALID_CONFIG: no error handler or core not assigned to the partition;
+ * INVALID_PARAM: unknown CONCURRENCY_CONTROL; INVALID_MODE: NORMAL.
+ */
+extern void CONFIGURE_ERROR_HANDLER(
+    /*in */ ERROR_HANDLER_CONCURRENCY_CONTROL_TYPE CONCURRENCY_CONTROL,
+    /*in */ PROCESSOR_CORE_ID_TYPE PROCESSOR_CORE_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
 #ifdef __cplusplus

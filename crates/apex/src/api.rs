@@ -5,10 +5,10 @@
 
 use crate::runtime::{self, Entry};
 use partita_apex_core::{
-    BlackboardId, BlackboardStatus, BufferId, BufferStatus, EventId, EventStatus, LockLevel,
-    MutexId, MutexOwnership, MutexStatus, Name, OperatingMode, PartitionStatus, Priority,
-    ProcessAttributes, ProcessId, ProcessStatus, QueuingDiscipline, ReturnCode, Runner,
-    SemaphoreId, SemaphoreStatus, SystemTime,
+    BlackboardId, BlackboardStatus, BufferId, BufferStatus, ErrorCode, ErrorHandlerConcurrency,
+    ErrorStatus, EventId, EventStatus, LockLevel, MutexId, MutexOwnership, MutexStatus, Name,
+    OperatingMode, PartitionStatus, Priority, ProcessAttributes, ProcessId, ProcessStatus,
+    QueuingDiscipline, ReturnCode, Runner, SemaphoreId, SemaphoreStatus, SystemTime,
 };
 use std::sync::Arc;
 
@@ -367,4 +367,56 @@ pub fn get_mutex_status(id: MutexId) -> Result<MutexStatus, ReturnCode> {
 /// GET_PROCESS_MUTEX_STATE.
 pub fn get_process_mutex_state(pid: ProcessId) -> Result<MutexOwnership, ReturnCode> {
     runtime::get()?.query(|k, _| k.get_process_mutex_state(pid))
+}
+
+// ---------------------------------------------------------------------------
+// Health monitoring (process level)
+// ---------------------------------------------------------------------------
+
+/// CREATE_ERROR_HANDLER with a Rust closure as the handler body (during initialisation).
+/// The handler runs when an error is raised (above every process); it reads the errors
+/// with [`get_error_status`] and ends with [`stop_self`] or by returning (returning reuses
+/// its thread for the next activation, STOP_SELF leaves a parked thread behind).
+pub fn create_error_handler(
+    stack_size: u64,
+    body: impl Fn() + Send + Sync + 'static,
+) -> Result<(), ReturnCode> {
+    let body: Entry = Arc::new(body);
+    let addr = Arc::as_ptr(&body) as *const () as usize as u64;
+    create_error_handler_entry(addr, stack_size, body)
+}
+
+/// CREATE_ERROR_HANDLER with a shared body; `entry_addr` is the entry point reported by the
+/// kernel's status (the C function's address for the C binding).
+pub fn create_error_handler_entry(
+    entry_addr: u64,
+    stack_size: u64,
+    body: Entry,
+) -> Result<(), ReturnCode> {
+    runtime::get()?.create_error_handler(entry_addr, stack_size, body)
+}
+
+/// CONFIGURE_ERROR_HANDLER (core ids are `0..cores` of the partition).
+pub fn configure_error_handler(
+    concurrency: ErrorHandlerConcurrency,
+    core: u32,
+) -> Result<(), ReturnCode> {
+    runtime::get()?.configure_error_handler(concurrency, core)
+}
+
+/// RAISE_APPLICATION_ERROR: `code` must be `ApplicationError`, `msg` at most
+/// [`MAX_ERROR_MESSAGE_SIZE`] bytes. With an error handler (in NORMAL mode) the handler runs
+/// before this returns; otherwise the error is reported to the module's health monitor.
+pub fn raise_application_error(code: ErrorCode, msg: &[u8]) -> Result<(), ReturnCode> {
+    runtime::get()?.call(|k, now, me| k.raise_application_error(now, me, code, msg))
+}
+
+/// GET_ERROR_STATUS (error handler only): the oldest pending error; `Err(NoAction)` when
+/// none is pending, `Err(InvalidConfig)` for any other caller.
+pub fn get_error_status() -> Result<ErrorStatus, ReturnCode> {
+    let rt = runtime::get()?;
+    if rt.me() != Some(Runner::ErrorHandler) {
+        return Err(ReturnCode::InvalidConfig);
+    }
+    rt.call(|k, now, me| k.get_error_status(now, me))
 }

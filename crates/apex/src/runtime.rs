@@ -30,14 +30,38 @@
 //! executing the stopped process's code (at the demoted priority, so only when nothing
 //! designated is runnable), and anything it holds stays held: a libc lock (malloc, stdio)
 //! taken when it was stopped is never released, and its stack is not reclaimed.
+//!
+//! # Error handler
+//! CREATE_ERROR_HANDLER gives the handler a slot and a thread like a process
+//! ([`Runner::ErrorHandler`], designation word `u32::MAX`). `ErrorHandlerStarted` runs its
+//! entry point (on the waiting thread, or a fresh one if the last was abandoned);
+//! `ErrorHandlerStopped` abandons it unless it waits at the top of its loop. A handler that
+//! *returns* from its entry point is back at the top of its loop and its thread is reused; one
+//! that calls STOP_SELF leaves its thread parked (the limitation above), and the next
+//! activation spawns a fresh one. Errors handled at partition level are sent to the manager as
+//! [`record::PARTITION_ERROR`] records.
+//!
+//! # Hardware faults
+//! SIGFPE, SIGSEGV, SIGBUS and SIGILL of a runtime thread (each has an alternate signal stack)
+//! are raised to the kernel for the faulting runner as NUMERIC_ERROR, MEMORY_VIOLATION
+//! (STACK_OVERFLOW near the end of the thread's stack), MEMORY_VIOLATION and HARDWARE_FAULT;
+//! the faulting thread then parks forever inside the signal handler. When the error handler
+//! takes the error it decides (e.g. STOP + START); otherwise the error is reported at
+//! partition level and the process (or handler) is stopped. A fault of the main process or
+//! the timer thread, of a thread the runtime did not create, or inside a service with the
+//! kernel locked (a bad pointer passed to a service) takes the default action: the partition
+//! dies. The fault path is not async-signal-safe (see `Runtime::fault`).
 
 use partita_apex_core::{
-    CallOutcome, Effect, Kernel, OperatingMode, PartitionConfig, ProcessAttributes, ProcessId,
-    ReturnCode, Runner, StartCondition, SystemTime,
+    CallOutcome, Effect, ErrorCode, ErrorHandlerConcurrency, ErrorStatus, Kernel, OperatingMode,
+    PartitionConfig, ProcessAttributes, ProcessId, ReturnCode, Runner, SchedulingPolicy,
+    StartCondition, SystemTime,
 };
 use partita_sys::control::{self, ControlBlock};
+use partita_sys::fault::{Fault, FaultSignal};
 use partita_sys::shm::SharedMapping;
 use std::io::Write;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
@@ -50,7 +74,40 @@ pub mod record {
     pub const APPLICATION_MESSAGE: u8 = 1;
     /// A deadline miss detected by the runtime.
     pub const DEADLINE_MISSED: u8 = 2;
+    /// An error handled at partition level ([`partita_apex_core::Effect::PartitionError`]:
+    /// no error handler, initialisation, the main process or the error handler failed, or the
+    /// error queue was full). The record's process is the failed process, -1 for the main
+    /// process, -2 for the error handler; its text is
+    /// `<ERROR_CODE_TYPE name> (<code>)[ at 0x<failed address>]: <message>`.
+    pub const PARTITION_ERROR: u8 = 3;
 }
+
+/// Process number of a report record for a runner (see [`record::PARTITION_ERROR`]).
+fn record_process(r: Runner) -> i32 {
+    match r {
+        Runner::Main => -1,
+        Runner::Process(p) => p.0 as i32,
+        Runner::ErrorHandler => -2,
+    }
+}
+
+/// The C name of an error code.
+pub fn error_code_name(c: ErrorCode) -> &'static str {
+    match c {
+        ErrorCode::DeadlineMissed => "DEADLINE_MISSED",
+        ErrorCode::ApplicationError => "APPLICATION_ERROR",
+        ErrorCode::NumericError => "NUMERIC_ERROR",
+        ErrorCode::IllegalRequest => "ILLEGAL_REQUEST",
+        ErrorCode::StackOverflow => "STACK_OVERFLOW",
+        ErrorCode::MemoryViolation => "MEMORY_VIOLATION",
+        ErrorCode::HardwareFault => "HARDWARE_FAULT",
+        ErrorCode::PowerFail => "POWER_FAIL",
+    }
+}
+
+/// Size of the alternate signal stack of every runtime thread (the fault handler takes the
+/// kernel lock, dispatches and formats a report on it).
+const ALT_STACK: usize = 128 * 1024;
 
 /// Designation word values: 0 nobody, 1 the main process, `pid + 1` an APEX process.
 fn encode(r: Option<Runner>) -> u32 {
@@ -62,7 +119,7 @@ fn encode(r: Option<Runner>) -> u32 {
     }
 }
 
-/// Designation word value of the error handler (it has no thread in the runtime yet).
+/// Designation word value of the error handler.
 const ERROR_HANDLER_WORD: u32 = u32::MAX;
 
 struct Slot {
@@ -105,6 +162,8 @@ pub struct Runtime {
     kernel: Mutex<Kernel>,
     slots: RwLock<Vec<Arc<Slot>>>,
     main: Arc<Slot>,
+    /// The error handler's slot, once CREATE_ERROR_HANDLER succeeded.
+    handler: OnceLock<Arc<Slot>>,
     /// Per core: encoded runner that may run (see [`encode`]).
     designated: Vec<AtomicU32>,
     timer_word: AtomicU32,
@@ -120,6 +179,33 @@ thread_local! {
     static ME: std::cell::Cell<Option<Runner>> = const { std::cell::Cell::new(None) };
     /// Incarnation of the calling thread's slot when the thread was spawned.
     static INCARNATION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The calling thread holds the kernel lock (read by the fault handler).
+    static HOLDS_KERNEL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Approximate lowest address of the calling thread's stack (0: unknown), to tell a stack
+    /// overflow from another memory violation.
+    static STACK_LOW: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The locked kernel (see [`Runtime::lock`]).
+pub struct KernelGuard<'a>(MutexGuard<'a, Kernel>);
+
+impl Deref for KernelGuard<'_> {
+    type Target = Kernel;
+    fn deref(&self) -> &Kernel {
+        &self.0
+    }
+}
+
+impl DerefMut for KernelGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Kernel {
+        &mut self.0
+    }
+}
+
+impl Drop for KernelGuard<'_> {
+    fn drop(&mut self) {
+        HOLDS_KERNEL.with(|h| h.set(false));
+    }
 }
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -183,6 +269,13 @@ impl Runtime {
                         3 => StartCondition::HmPartitionRestart,
                         _ => StartCondition::NormalStart,
                     },
+                    policy: if c.process_policy.load(Ordering::Acquire)
+                        == control::process_policy::EDF
+                    {
+                        SchedulingPolicy::Edf
+                    } else {
+                        SchedulingPolicy::FixedPriority
+                    },
                     ..PartitionConfig::default()
                 };
                 let cfg = PartitionConfig {
@@ -205,7 +298,20 @@ impl Runtime {
                     cpus,
                 )
             }
-            None => (PartitionConfig::default(), now, 0, Vec::new()),
+            None => {
+                // Standalone: PARTITA_PROCESS_POLICY=EDF selects EDF (for tests).
+                let edf = std::env::var("PARTITA_PROCESS_POLICY")
+                    .is_ok_and(|v| v.eq_ignore_ascii_case("edf"));
+                let cfg = PartitionConfig {
+                    policy: if edf {
+                        SchedulingPolicy::Edf
+                    } else {
+                        SchedulingPolicy::FixedPriority
+                    },
+                    ..PartitionConfig::default()
+                };
+                (cfg, now, 0, Vec::new())
+            }
         };
         let cores = cfg.cores;
         let kernel = Kernel::new(cfg).map_err(|e| format!("partita runtime: {e:?}"))?;
@@ -235,6 +341,7 @@ impl Runtime {
                 s.tid.store(partita_sys::sched::gettid(), Ordering::Release);
                 s
             }),
+            handler: OnceLock::new(),
             designated: (0..cores)
                 .map(|c| AtomicU32::new(if c == 0 { 1 } else { 0 }))
                 .collect(),
@@ -248,6 +355,13 @@ impl Runtime {
         };
         let _ = cpus;
         ME.with(|m| m.set(Some(Runner::Main)));
+        // Hardware faults of the runtime's threads go to the health monitor.
+        if let Err(e) = partita_sys::fault::install_fault_handlers(on_fault) {
+            eprintln!(
+                "partita runtime: cannot handle hardware faults ({e}); a fault kills the partition"
+            );
+        }
+        thread_fault_setup(0);
         if rt.rt_run > 0 {
             // The main (initialisation) process runs at the running priority. Failure means
             // the host denies SCHED_FIFO: scheduling then relies on futexes alone.
@@ -273,14 +387,16 @@ impl Runtime {
     }
 
     /// Locks the kernel.
-    pub fn lock(&self) -> MutexGuard<'_, Kernel> {
-        self.kernel.lock().unwrap_or_else(|p| p.into_inner())
+    pub fn lock(&self) -> KernelGuard<'_> {
+        let g = self.kernel.lock().unwrap_or_else(|p| p.into_inner());
+        HOLDS_KERNEL.with(|h| h.set(true));
+        KernelGuard(g)
     }
 
     /// Whether the calling thread is an abandoned thread of `me`'s slot. Reliable with the
     /// kernel locked (incarnations change under the lock).
     fn is_abandoned(&self, me: Runner, slot: &Slot) -> bool {
-        matches!(me, Runner::Process(_))
+        matches!(me, Runner::Process(_) | Runner::ErrorHandler)
             && slot.incarnation.load(Ordering::Acquire) != INCARNATION.with(|c| c.get())
     }
 
@@ -293,7 +409,7 @@ impl Runtime {
     }
 
     /// Locks the kernel for a service of the calling runner; an abandoned thread parks here.
-    fn enter(&self) -> Result<(Runner, MutexGuard<'_, Kernel>), ReturnCode> {
+    fn enter(&self) -> Result<(Runner, KernelGuard<'_>), ReturnCode> {
         let me = self.caller()?;
         let k = self.lock();
         if let Some(slot) = self.slot(me) {
@@ -339,8 +455,7 @@ impl Runtime {
                 .unwrap_or_else(|e| e.into_inner())
                 .get(p.0.checked_sub(1)? as usize)
                 .cloned(),
-            // The error handler has no thread in the runtime yet.
-            Runner::ErrorHandler => None,
+            Runner::ErrorHandler => self.handler.get().cloned(),
         }
     }
 
@@ -359,8 +474,10 @@ impl Runtime {
         // designated below.
         for e in &effects {
             match *e {
-                Effect::ProcessStopped(pid) => self.abandon(pid),
-                Effect::ProcessStarted(pid) => self.respawn(pid),
+                Effect::ProcessStopped(pid) => self.abandon(Runner::Process(pid)),
+                Effect::ProcessStarted(pid) => self.respawn(Runner::Process(pid)),
+                Effect::ErrorHandlerStopped => self.abandon(Runner::ErrorHandler),
+                Effect::ErrorHandlerStarted => self.respawn(Runner::ErrorHandler),
                 _ => {}
             }
         }
@@ -400,12 +517,11 @@ impl Runtime {
                 }
                 Effect::RestartRequested(m) => self.request_mode(m as u32),
                 Effect::IdleRequested => self.request_mode(control::mode::IDLE),
-                Effect::ProcessStarted(_) | Effect::ProcessStopped(_) => {}
-                // The error handler has no thread in the runtime yet (no CREATE_ERROR_HANDLER
-                // binding), and errors not handled by it are reported by that integration.
-                Effect::ErrorHandlerStarted
-                | Effect::ErrorHandlerStopped
-                | Effect::PartitionError { .. } => {}
+                Effect::PartitionError { source, error } => self.report_error(source, &error),
+                Effect::ProcessStarted(_)
+                | Effect::ProcessStopped(_)
+                | Effect::ErrorHandlerStarted
+                | Effect::ErrorHandlerStopped => {}
             }
         }
         if let Some(c) = self.control() {
@@ -421,11 +537,11 @@ impl Runtime {
         }
     }
 
-    /// ProcessStopped: unless its thread waits at the top of its loop, the slot's thread is
-    /// abandoned (it may be anywhere in application code) and woken so that, if it sleeps in
-    /// the runtime, it parks for good. Called with the kernel locked.
-    fn abandon(&self, pid: ProcessId) {
-        let Some(slot) = self.slot(Runner::Process(pid)) else {
+    /// ProcessStopped / ErrorHandlerStopped: unless its thread waits at the top of its loop,
+    /// the slot's thread is abandoned (it may be anywhere in application code) and woken so
+    /// that, if it sleeps in the runtime, it parks for good. Called with the kernel locked.
+    fn abandon(&self, who: Runner) {
+        let Some(slot) = self.slot(who) else {
             return;
         };
         if slot.at_top.load(Ordering::Acquire) {
@@ -437,10 +553,10 @@ impl Runtime {
         partita_sys::futex::wake(&slot.word, u32::MAX, false);
     }
 
-    /// ProcessStarted: a slot whose thread was abandoned gets a fresh thread, which begins at
-    /// the entry point when designated. Called with the kernel locked.
-    fn respawn(&'static self, pid: ProcessId) {
-        let Some(slot) = self.slot(Runner::Process(pid)) else {
+    /// ProcessStarted / ErrorHandlerStarted: a slot whose thread was abandoned gets a fresh
+    /// thread, which begins at the entry point when designated. Called with the kernel locked.
+    fn respawn(&'static self, who: Runner) {
+        let Some(slot) = self.slot(who) else {
             return;
         };
         if !slot.abandoned.load(Ordering::Acquire) {
@@ -448,26 +564,51 @@ impl Runtime {
         }
         slot.at_top.store(true, Ordering::Release);
         slot.abandoned.store(false, Ordering::Release);
-        if self.spawn_thread(pid, slot).is_err() {
+        if self.spawn_thread(who, slot).is_err() {
             eprintln!(
-                "partita runtime: cannot create a thread to restart process {}; it will not run",
-                pid.0
+                "partita runtime: cannot create a thread to restart {}; it will not run",
+                runner_name(who)
             );
         }
+    }
+
+    /// PartitionError: a report record for the manager's health monitor.
+    fn report_error(&self, source: Runner, e: &ErrorStatus) {
+        let mut text = format!(
+            "{} ({})",
+            error_code_name(e.error_code),
+            e.error_code as u32
+        );
+        if e.failed_address != 0 {
+            text.push_str(&format!(" at {:#x}", e.failed_address));
+        }
+        text.push_str(": ");
+        let mut msg = text.into_bytes();
+        msg.extend_from_slice(e.message());
+        self.send_record(
+            record::PARTITION_ERROR,
+            self.now(),
+            record_process(source),
+            &msg,
+        );
     }
 
     /// Spawns the thread of a slot (current incarnation) and waits until it has its tid and
     /// priority, so that dispatch can address it. The new thread does not need the kernel
     /// lock to get there, so the caller may hold it.
-    fn spawn_thread(&'static self, pid: ProcessId, slot: Arc<Slot>) -> Result<(), ReturnCode> {
+    fn spawn_thread(&'static self, who: Runner, slot: Arc<Slot>) -> Result<(), ReturnCode> {
         let ready = Arc::new(AtomicU32::new(0));
         let ready2 = ready.clone();
         let incarnation = slot.incarnation.load(Ordering::Acquire);
         let stack = slot.stack;
+        let name = match who {
+            Runner::Process(pid) => format!("apex-{}", pid.0),
+            _ => "apex-error-handler".to_string(),
+        };
         std::thread::Builder::new()
-            .name(format!("apex-{}", pid.0))
+            .name(name)
             .stack_size(stack)
-            .spawn(move || self.process_thread(pid, slot, incarnation, ready2))
+            .spawn(move || self.process_thread(who, slot, incarnation, ready2))
             .map_err(|_| ReturnCode::InvalidConfig)?;
         while ready.load(Ordering::Acquire) == 0 {
             partita_sys::futex::wait(&ready, 0, None, false);
@@ -650,7 +791,7 @@ impl Runtime {
             }
             slots[idx] = slot.clone();
         }
-        self.spawn_thread(pid, slot)?;
+        self.spawn_thread(Runner::Process(pid), slot)?;
         if let Some(c) = self.control() {
             c.processes
                 .store(k.process_count() as u32, Ordering::Relaxed);
@@ -658,16 +799,113 @@ impl Runtime {
         Ok(pid)
     }
 
+    /// The thread of an APEX process or of the error handler: waits at the top of its loop
+    /// until designated, runs the entry point, and stops the process when it returns.
+    /// CREATE_ERROR_HANDLER: creates the error handler in the kernel and its thread (which
+    /// sleeps until an error activates the handler). `entry_addr` is the opaque entry point
+    /// the kernel records.
+    pub fn create_error_handler(
+        &'static self,
+        entry_addr: u64,
+        stack_size: u64,
+        entry: Entry,
+    ) -> Result<(), ReturnCode> {
+        let (me, mut k) = self.enter()?;
+        let now = self.now();
+        k.create_error_handler(now, me, entry_addr, stack_size)?;
+        let core = k.error_handler_status().map_or(0, |s| s.core);
+        let stack = (stack_size as usize).max(64 * 1024);
+        let slot = Arc::new(Slot::new(core, entry, stack));
+        // The kernel refuses a second handler (NO_ACTION), so the cell is empty here.
+        if self.handler.set(slot.clone()).is_err() {
+            return Err(ReturnCode::NoAction);
+        }
+        self.spawn_thread(Runner::ErrorHandler, slot)?;
+        self.dispatch(&mut k);
+        Ok(())
+    }
+
+    /// CONFIGURE_ERROR_HANDLER: also moves the handler's thread to the core's designation
+    /// word.
+    pub fn configure_error_handler(
+        &'static self,
+        concurrency: ErrorHandlerConcurrency,
+        core: u32,
+    ) -> Result<(), ReturnCode> {
+        self.call(|k, now, me| {
+            k.configure_error_handler(now, me, concurrency, core)?;
+            if let Some(slot) = self.slot(Runner::ErrorHandler) {
+                slot.core.store(core, Ordering::Release);
+            }
+            Ok(())
+        })
+    }
+
+    /// A hardware fault of the calling thread (`me`), from the fault signal handler: raised
+    /// to the health monitor. Returns only when the thread must die with the signal's default
+    /// action (the main process or the timer thread: the partition cannot go on); otherwise
+    /// the thread parks forever (it must not return into the faulting instruction).
+    ///
+    /// Not async-signal-safe: it takes the kernel lock (the caller checked that this thread
+    /// does not hold it), allocates (the message, dispatch) and may spawn a thread (a
+    /// restarted error handler). A fault inside `malloc` or with another runtime lock held
+    /// can therefore deadlock the faulting thread.
+    fn fault(&'static self, me: Runner, f: &Fault) {
+        let low = STACK_LOW.with(|l| l.get());
+        let code = match f.signal {
+            FaultSignal::Fpe => ErrorCode::NumericError,
+            FaultSignal::Segv | FaultSignal::Bus
+                if low != 0 && f.address < low + 16 * 1024 && f.address + 256 * 1024 >= low =>
+            {
+                ErrorCode::StackOverflow
+            }
+            FaultSignal::Segv | FaultSignal::Bus => ErrorCode::MemoryViolation,
+            FaultSignal::Ill => ErrorCode::HardwareFault,
+        };
+        let name = match f.signal {
+            FaultSignal::Fpe => "SIGFPE",
+            FaultSignal::Segv => "SIGSEGV",
+            FaultSignal::Bus => "SIGBUS",
+            FaultSignal::Ill => "SIGILL",
+        };
+        let msg = format!("{name} (si_code {})", f.code);
+        let mut k = self.lock();
+        if let Some(slot) = self.slot(me) {
+            if self.is_abandoned(me, &slot) {
+                // A thread of a stopped process, still in its code: the process it belonged
+                // to is gone (or restarted on a fresh thread); nothing to report.
+                drop(k);
+                partita_sys::fault::park_thread_forever()
+            }
+        }
+        let now = self.now();
+        let before = k.error_handler_status().map(|s| s.pending_errors);
+        let raised = k.raise_error(now, me, code, f.address as u64, msg.as_bytes());
+        let queued = raised.is_ok() && k.error_handler_status().map(|s| s.pending_errors) > before;
+        if !queued && me != Runner::Main {
+            // Handled at partition level (PartitionError, reported by dispatch): the failed
+            // process (or error handler) is stopped, so that its core is not held by a thread
+            // that never runs again; another process may START it again.
+            let _ = k.stop_self(now, me);
+        }
+        self.dispatch(&mut k);
+        drop(k);
+        if me == Runner::Main {
+            return;
+        }
+        partita_sys::fault::park_thread_forever()
+    }
+
     fn process_thread(
         &'static self,
-        pid: ProcessId,
+        me: Runner,
         slot: Arc<Slot>,
         incarnation: u32,
         ready: Arc<AtomicU32>,
     ) {
-        let me = Runner::Process(pid);
         ME.with(|m| m.set(Some(me)));
         INCARNATION.with(|c| c.set(incarnation));
+        thread_fault_setup(slot.stack);
         slot.tid
             .store(partita_sys::sched::gettid(), Ordering::Release);
         if self.rt_run > 0 {
@@ -759,10 +997,10 @@ impl Runtime {
             None => {
                 eprintln!(
                     "[{} t={:.6}s process {}] {}",
-                    if kind == record::APPLICATION_MESSAGE {
-                        "application message"
-                    } else {
-                        "deadline missed"
+                    match kind {
+                        record::APPLICATION_MESSAGE => "application message",
+                        record::DEADLINE_MISSED => "deadline missed",
+                        _ => "partition error",
                     },
                     time as f64 / 1e9,
                     process,
@@ -780,4 +1018,53 @@ fn decode(v: u32) -> Option<Runner> {
         ERROR_HANDLER_WORD => Some(Runner::ErrorHandler),
         n => Some(Runner::Process(ProcessId(n - 1))),
     }
+}
+
+fn runner_name(r: Runner) -> String {
+    match r {
+        Runner::Main => "the main process".into(),
+        Runner::Process(p) => format!("process {}", p.0),
+        Runner::ErrorHandler => "the error handler".into(),
+    }
+}
+
+/// Gives the calling runtime thread an alternate signal stack (so that a stack overflow
+/// reaches the fault handler) and records where its stack ends. `stack` is the thread's
+/// stack size (0: unknown, no stack overflow detection).
+fn thread_fault_setup(stack: usize) {
+    if let Err(e) = partita_sys::fault::install_alt_stack(ALT_STACK) {
+        eprintln!("partita runtime: no alternate signal stack ({e}): a stack overflow kills the partition");
+    }
+    if stack > 0 {
+        let here = 0u8;
+        let top = std::ptr::addr_of!(here) as usize;
+        STACK_LOW.with(|l| l.set(top.saturating_sub(stack)));
+    }
+}
+
+/// The fault hook (see [`partita_sys::fault`]): runs on the faulting thread. Returning means
+/// "default action" (the partition dies): for signals sent by another process, threads the
+/// runtime did not create, the main process and the timer thread, and faults inside the
+/// runtime with the kernel locked (its state may be half updated).
+fn on_fault(f: &Fault) {
+    if !f.is_synchronous() {
+        return;
+    }
+    let Some(Ok(rt)) = RUNTIME.get() else {
+        return;
+    };
+    let Some(me) = rt.me() else {
+        return;
+    };
+    if HOLDS_KERNEL.with(|h| h.get()) {
+        // Typically a bad pointer handed to a service (copied with the kernel locked).
+        eprintln!(
+            "partita runtime: {:?} fault at {:#x} inside an APEX service of {}: the partition stops",
+            f.signal,
+            f.address,
+            runner_name(me)
+        );
+        return;
+    }
+    rt.fault(me, f);
 }

@@ -542,6 +542,13 @@ pub const HARDWARE_FAULT: ErrorCodeType = 6;
 /// Power failure.
 pub const POWER_FAIL: ErrorCodeType = 7;
 
+/// What the other cores do while the error handler runs (C enum, CONFIGURE_ERROR_HANDLER).
+pub type ErrorHandlerConcurrencyControlType = u32;
+/// The processes of the partition on the other cores are paused.
+pub const PROCESSES_PAUSE: ErrorHandlerConcurrencyControlType = 0;
+/// The processes of the partition on the other cores keep being scheduled (default).
+pub const PROCESSES_SCHEDULED: ErrorHandlerConcurrencyControlType = 1;
+
 /// `ERROR_STATUS_TYPE`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -218,6 +218,7 @@ fn rust_spec() -> Spec {
             DEADLINE_MISSED, APPLICATION_ERROR, NUMERIC_ERROR, ILLEGAL_REQUEST, STACK_OVERFLOW,
             MEMORY_VIOLATION, HARDWARE_FAULT, POWER_FAIL,
         }
+        ErrorHandlerConcurrencyControlType { PROCESSES_PAUSE, PROCESSES_SCHEDULED }
     }
 
     defines! { spec;

@@ -12,6 +12,7 @@
 //! mechanism).
 
 mod analysis;
+mod apex;
 mod bare;
 mod log;
 mod partition;
@@ -20,6 +21,10 @@ mod stats;
 mod switch;
 
 pub use analysis::Counts;
+pub use apex::{
+    apex_partition_main, cli_apex, render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan,
+    ApexReport, HandoffFigures, ServiceFigures,
+};
 pub use bare::Mechanism;
 pub use partition::{partition_main, spinner_main};
 pub use render::render;

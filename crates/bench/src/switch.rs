@@ -391,6 +391,7 @@ fn run_partita(
         period: MAJOR_FRAME_NS,
         duration: WINDOW_NS,
         system: false,
+        edf: false,
     };
     let plan = ModulePlan {
         name: "bench-switch".into(),

@@ -94,7 +94,7 @@ enum Cmd {
     },
     /// List the configuration validation rules.
     Rules,
-    /// Benchmarks (figures, not tests): `partita bench switch`.
+    /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`.
     Bench {
         #[command(subcommand)]
         what: BenchCmd,
@@ -118,6 +118,16 @@ enum BenchCmd {
         /// The manager's spin margin for the runs (default: the manager's own default).
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
+    },
+    /// Per-call latency of the non-blocking APEX services and the process-switch cost inside
+    /// a partition, against a bare futex hand-off (root; about 5 s, `--quick` under 1 s).
+    Apex {
+        /// Short run: 10,000 calls per service instead of 100,000.
+        #[arg(long)]
+        quick: bool,
+        /// Write the JSON figures here (default: bench-results/apex-<timestamp>.json).
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
 }
 
@@ -151,6 +161,7 @@ fn main() -> ExitCode {
     if let Some(f) = hidden.as_deref().and_then(|a| match a.to_str()? {
         "__bench-partition" => Some(partita_bench::partition_main as fn(&[String]) -> i32),
         "__bench-spinner" => Some(partita_bench::spinner_main),
+        "__bench-apex-partition" => Some(partita_bench::apex_partition_main),
         _ => None,
     }) {
         let args: Vec<String> = std::env::args_os()
@@ -228,6 +239,9 @@ fn main() -> ExitCode {
             }
             partita_bench::cli_switch(&o, json)
         }
+        Cmd::Bench {
+            what: BenchCmd::Apex { quick, json },
+        } => partita_bench::cli_apex(&partita_bench::ApexOptions { quick }, json),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(

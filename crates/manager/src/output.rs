@@ -259,13 +259,19 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut S
                 let time = i64::from_le_bytes(rec[1..9].try_into().expect("8 bytes"));
                 let pid = i32::from_le_bytes(rec[9..13].try_into().expect("4 bytes"));
                 let msg = String::from_utf8_lossy(&rec[13..]);
-                let who = if pid < 0 {
-                    "main".to_string()
-                } else {
-                    format!("process {pid}")
+                let who = match pid {
+                    -1 => "main".to_string(),
+                    -2 => "error handler".to_string(),
+                    p => format!("process {p}"),
+                };
+                let what = match rec[0] {
+                    1 => "application message",
+                    2 => "deadline missed",
+                    3 => "partition-level error",
+                    _ => "report",
                 };
                 let line = format!(
-                    "[application message t={:.6}s {who}] {}",
+                    "[{what} t={:.6}s {who}] {}",
                     time as f64 / 1e9,
                     msg.trim_end_matches('\0')
                 );

@@ -216,6 +216,14 @@ impl Partition {
         c.restarts.store(restarts, Ordering::Relaxed);
         c.park_lowering
             .store(u32::from(backend != Backend::FreezerV1), Ordering::Relaxed);
+        c.process_policy.store(
+            if s.edf {
+                control::process_policy::EDF
+            } else {
+                control::process_policy::PRIORITY
+            },
+            Ordering::Relaxed,
+        );
         c.mode
             .store(start_condition_mode(start_condition), Ordering::Relaxed);
         c.mode_request

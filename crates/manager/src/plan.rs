@@ -29,6 +29,9 @@ pub struct PartitionSpec {
     pub duration: Nanos,
     /// `SystemPartition`.
     pub system: bool,
+    /// Earliest-deadline-first process scheduling inside the partition (the
+    /// `partita:ProcessScheduling policy="EDF"` extension) instead of ARINC 653 priorities.
+    pub edf: bool,
 }
 
 /// A module to run.
@@ -107,6 +110,7 @@ impl ModulePlan {
                 period: p.period.unwrap_or(schedule.plan.major_frame),
                 duration: p.duration.unwrap_or(0),
                 system: p.system,
+                edf: p.process_policy == Some(partita_config::model::ProcessPolicy::Edf),
             })
             .collect();
         let plan = ModulePlan {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Or
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -37,6 +37,14 @@ pub mod mode {
     pub const NORMAL: u32 = 3;
     /// Value of `mode_request` when nothing is requested.
     pub const NO_REQUEST: u32 = u32::MAX;
+}
+
+/// Values of [`ControlBlock::process_policy`].
+pub mod process_policy {
+    /// ARINC 653 fixed-priority preemptive scheduling (the default).
+    pub const PRIORITY: u32 = 0;
+    /// Earliest deadline first.
+    pub const EDF: u32 = 1;
 }
 
 /// The shared control block. All fields are atomics: valid for any bit pattern.
@@ -82,6 +90,9 @@ pub struct ControlBlock {
     /// and they must not run before the designated process. 0 with the cgroup v1 freezer,
     /// which releases sleepers without waking them (the lowering would only cost time).
     pub park_lowering: AtomicU32,
+    /// Intra-partition process scheduling policy: one of [`process_policy`] (from the
+    /// configuration's `partita:ProcessScheduling policy`).
+    pub process_policy: AtomicU32,
     /// Written by the partition: its current operating mode.
     pub mode: AtomicU32,
     /// Written by the partition: a requested mode change the manager must carry out (IDLE,

@@ -14,6 +14,7 @@
 mod blackboard;
 mod buffer;
 mod event;
+mod hm;
 mod mutex;
 mod process;
 mod semaphore;
@@ -22,6 +23,7 @@ mod time;
 pub use blackboard::*;
 pub use buffer::*;
 pub use event::*;
+pub use hm::*;
 pub use mutex::*;
 pub use process::*;
 pub use semaphore::*;

@@ -11,10 +11,31 @@ pub fn partita() -> Command {
     Command::new(env!("CARGO_BIN_EXE_partita"))
 }
 
-/// Runs end-to-end tests one at a time: they use real-time priorities on the same cores.
-pub fn serial() -> MutexGuard<'static, ()> {
+/// Holds the end-to-end lock: tests that run modules go one at a time, within a test binary
+/// (a mutex) and across test binaries run at the same time (a file lock), because modules use
+/// real-time priorities on the same cores and two at once can exhaust a core's real-time
+/// budget.
+pub struct Serial {
+    _guard: MutexGuard<'static, ()>,
+    _file: std::fs::File,
+}
+
+/// Takes the end-to-end lock (see [`Serial`]).
+pub fn serial() -> Serial {
     static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    file.lock().unwrap();
+    Serial {
+        _guard: guard,
+        _file: file,
+    }
 }
 
 /// Whether the host can run modules with every backend; otherwise the reason. When

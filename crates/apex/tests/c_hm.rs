@@ -1,0 +1,222 @@
+//! Runs `tests/c/hm.c`, a C partition exercising process-level health monitoring through the
+//! ARINC 653 C binding (error handler, RAISE_APPLICATION_ERROR, GET_ERROR_STATUS,
+//! CONFIGURE_ERROR_HANDLER) and the hardware fault path (SIGFPE in a process becomes a
+//! NUMERIC_ERROR for the error handler, which STOPs and re-STARTs the process), and compares
+//! its trace with [`EXPECTED`]. Errors handled at partition level are printed on stderr
+//! (standalone runtime) and checked there.
+//!
+//! Standalone like `c_services` (no partition manager, no real-time priorities); links
+//! `target/<profile>/libpartita_apex.a`. x86 only for the fault part (an integer division by
+//! zero does not trap elsewhere). Needs `cc` on `PATH` (or `CC` set).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The trace `hm.c` prints.
+const EXPECTED: &str = r#"main: GET_ERROR_STATUS -> INVALID_CONFIG
+main: CONFIGURE_ERROR_HANDLER (no handler) -> INVALID_CONFIG
+main: CREATE_ERROR_HANDLER(NULL) -> INVALID_PARAM
+main: CREATE_ERROR_HANDLER(stack 0) -> INVALID_PARAM
+main: CREATE_ERROR_HANDLER(stack 4 GiB) -> INVALID_CONFIG
+main: CREATE_ERROR_HANDLER -> NO_ERROR
+main: CREATE_ERROR_HANDLER (again) -> NO_ACTION
+main: CONFIGURE_ERROR_HANDLER(concurrency 7) -> INVALID_PARAM
+main: CONFIGURE_ERROR_HANDLER(core 3) -> INVALID_CONFIG
+main: CONFIGURE_ERROR_HANDLER(PROCESSES_PAUSE, NO_PREFERENCE) -> NO_ERROR
+main: GET_ERROR_STATUS -> INVALID_CONFIG
+main: RAISE_APPLICATION_ERROR (partition level) -> NO_ERROR
+main: CREATE_PROCESS(worker) -> NO_ERROR id=1
+main: CREATE_PROCESS(faulty) -> NO_ERROR id=2
+main: START(worker) -> NO_ERROR
+worker: entry
+worker: GET_ERROR_STATUS -> INVALID_CONFIG failed=-77 (unchanged)
+worker: RAISE_APPLICATION_ERROR(NUMERIC_ERROR) -> INVALID_PARAM
+worker: RAISE_APPLICATION_ERROR(129 bytes) -> INVALID_PARAM
+worker: RAISE_APPLICATION_ERROR(NULL, 4) -> INVALID_PARAM
+worker: RAISE_APPLICATION_ERROR(sensor out of range)
+handler: entry (activation 1)
+handler: GET_MY_ID -> INVALID_MODE id=-77 (unchanged)
+handler: TIMED_WAIT(1 ms) -> INVALID_MODE
+handler: GET_ERROR_STATUS -> NO_ERROR code=APPLICATION_ERROR failed=1 length=19 message='sensor out of range' address=null
+handler: GET_ERROR_STATUS -> NO_ACTION failed=-77 (unchanged)
+handler: RAISE_APPLICATION_ERROR (partition level) -> NO_ERROR
+handler: STOP_SELF
+worker: RAISE_APPLICATION_ERROR returned -> NO_ERROR
+worker: START(faulty)
+faulty: entry (run 1)
+handler: entry (activation 2)
+handler: GET_MY_ID -> INVALID_MODE id=-77 (unchanged)
+handler: TIMED_WAIT(1 ms) -> INVALID_MODE
+handler: GET_ERROR_STATUS -> NO_ERROR code=NUMERIC_ERROR failed=2 length=18 message='SIGFPE (si_code 1)' address=set
+handler: GET_ERROR_STATUS -> NO_ACTION failed=-77 (unchanged)
+handler: STOP(faulty) -> NO_ERROR
+handler: START(faulty) -> NO_ERROR
+handler: return
+faulty: entry (run 2)
+faulty: return
+worker: START(faulty) returned -> NO_ERROR
+worker: GET_PROCESS_STATUS(faulty) -> NO_ERROR state=DORMANT runs=2
+worker: done (handler activations 2)
+"#;
+
+/// Lines (fragments) stderr must contain: the errors handled at partition level.
+const EXPECTED_STDERR: &[&str] = &[
+    "[partition error t=",
+    "process -1] APPLICATION_ERROR (1): init error",
+    "process -2] APPLICATION_ERROR (1): handler error",
+];
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+/// `target/<profile>` of this test binary (`target/<profile>/deps/c_hm-<hash>`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test executable in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// `$CC` split into program and arguments, or `cc`.
+fn cc() -> Command {
+    let line = std::env::var("CC")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "cc".to_string());
+    let mut words = line.split_whitespace();
+    let mut cmd = Command::new(words.next().unwrap());
+    cmd.args(words);
+    cmd
+}
+
+fn run(what: &str, cmd: &mut Command) -> Output {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run `{program}`: {e}"));
+    if !output.status.success() {
+        panic!(
+            "{what} failed ({}):\n{cmd:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+    }
+    output
+}
+
+/// Builds (or refreshes) `libpartita_apex.a` for the profile of this test binary.
+fn static_library() -> PathBuf {
+    let dir = profile_dir();
+    let target_dir = dir.parent().expect("target directory");
+    let profile = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("profile directory name");
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(workspace_root().join("Cargo.toml"))
+        .args(["-p", "partita-apex", "--target-dir"])
+        .arg(target_dir);
+    match profile {
+        "debug" => {}
+        "release" => {
+            cargo.arg("--release");
+        }
+        other => {
+            cargo.args(["--profile", other]);
+        }
+    }
+    run("building libpartita_apex.a", &mut cargo);
+    let lib = dir.join("libpartita_apex.a");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    lib
+}
+
+/// Runs `program`, killing it after `limit` (a hang is a failure, not a stuck test).
+fn run_with_timeout(program: &Path, limit: Duration) -> Output {
+    let mut child = Command::new(program)
+        .env_remove("PARTITA_CONTROL_FD")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait for the partition").is_some() {
+            return child.wait_with_output().expect("partition output");
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("partition output");
+            panic!(
+                "the partition did not finish within {limit:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn c_hm_trace() {
+    if !cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
+        eprintln!("c_hm_trace: skipped (an integer division by zero traps only on x86)");
+        return;
+    }
+    let lib = static_library();
+    let root = workspace_root();
+    let scratch = std::env::temp_dir().join(format!("partita-apex-c-hm-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch directory");
+    let binary = scratch.join("hm");
+    run(
+        "compiling tests/c/hm.c",
+        cc().args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-I"])
+            .arg(root.join("include"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/hm.c"))
+            .arg(&lib)
+            .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s", "-o"])
+            .arg(&binary),
+    );
+    let out = run_with_timeout(&binary, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(
+        out.status.success(),
+        "hm exited with {}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+        out.status
+    );
+    let expected: Vec<&str> = EXPECTED.lines().collect();
+    let actual: Vec<&str> = stdout.lines().collect();
+    if expected != actual {
+        let first = expected
+            .iter()
+            .zip(&actual)
+            .position(|(e, a)| e != a)
+            .unwrap_or(expected.len().min(actual.len()));
+        panic!(
+            "trace differs from line {} on:\n  expected: {:?}\n  actual:   {:?}\n\
+             --- full stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+            first + 1,
+            expected.get(first),
+            actual.get(first),
+        );
+    }
+    for want in EXPECTED_STDERR {
+        assert!(
+            stderr.contains(want),
+            "stderr lacks {want:?}\n--- stderr ---\n{stderr}"
+        );
+    }
+}
