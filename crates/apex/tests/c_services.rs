@@ -9,9 +9,11 @@
 //!
 //! Needs `cc` on `PATH` (or `CC` set).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
+
+mod c_harness;
+use c_harness::*;
 
 /// The trace `services.c` prints. Every line comes from the process the priorities designate;
 /// lines marked "must not happen" in the C source never appear.
@@ -233,107 +235,6 @@ ctl: GET_PROCESS_STATUS(4) -> NO_ERROR state=WAITING prio=80 name=per base=80 pe
 ctl: GET_PROCESS_STATUS(1) -> NO_ERROR state=RUNNING prio=50 name=ctl base=50 period=-1 capacity=-1 deadline=-1 stack=65536
 ctl: done
 "#;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-/// `target/<profile>` of this test binary (`target/<profile>/deps/c_services-<hash>`).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("test executable in target/<profile>/deps")
-        .to_path_buf()
-}
-
-/// `$CC` split into program and arguments, or `cc`.
-fn cc() -> Command {
-    let line = std::env::var("CC")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .unwrap_or_else(|| "cc".to_string());
-    let mut words = line.split_whitespace();
-    let mut cmd = Command::new(words.next().unwrap());
-    cmd.args(words);
-    cmd
-}
-
-fn run(what: &str, cmd: &mut Command) -> Output {
-    let program = cmd.get_program().to_string_lossy().into_owned();
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run `{program}`: {e}"));
-    if !output.status.success() {
-        panic!(
-            "{what} failed ({}):\n{cmd:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr),
-        );
-    }
-    output
-}
-
-/// Builds (or refreshes) `libpartita_apex.a` for the profile of this test binary.
-fn static_library() -> PathBuf {
-    let dir = profile_dir();
-    let target_dir = dir.parent().expect("target directory");
-    let profile = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .expect("profile directory name");
-    let mut cargo = Command::new(env!("CARGO"));
-    cargo
-        .arg("build")
-        .arg("--manifest-path")
-        .arg(workspace_root().join("Cargo.toml"))
-        .args(["-p", "partita-apex", "--target-dir"])
-        .arg(target_dir);
-    match profile {
-        "debug" => {}
-        "release" => {
-            cargo.arg("--release");
-        }
-        other => {
-            cargo.args(["--profile", other]);
-        }
-    }
-    run("building libpartita_apex.a", &mut cargo);
-    let lib = dir.join("libpartita_apex.a");
-    assert!(lib.exists(), "{} was not built", lib.display());
-    lib
-}
-
-/// Runs `program`, killing it after `limit` (a hang is a failure, not a stuck test).
-fn run_with_timeout(program: &Path, limit: Duration) -> Output {
-    let mut child = Command::new(program)
-        .env_remove("PARTITA_CONTROL_FD")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait for services").is_some() {
-            return child.wait_with_output().expect("services output");
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("services output");
-            panic!(
-                "services did not finish within {limit:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr),
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 #[test]
 fn c_services_trace() {
