@@ -138,6 +138,9 @@ struct Slot {
     /// The current thread waits at the top of its loop and will call the entry point from
     /// the start when designated. Changed by the thread with the kernel locked.
     at_top: AtomicBool,
+    /// The SCHED_FIFO priority last given to the slot's thread, so that the dispatcher skips
+    /// the system call when it would not change anything (the common case on a hand-off).
+    prio: AtomicI32,
 }
 
 impl Slot {
@@ -151,6 +154,7 @@ impl Slot {
             incarnation: AtomicU32::new(0),
             abandoned: AtomicBool::new(false),
             at_top: AtomicBool::new(true),
+            prio: AtomicI32::new(0),
         }
     }
 }
@@ -367,6 +371,8 @@ impl Runtime {
             // the host denies SCHED_FIFO: scheduling then relies on futexes alone.
             if partita_sys::sched::set_fifo(0, rt.rt_run).is_err() {
                 eprintln!("partita runtime: SCHED_FIFO denied; process preemption is deferred to APEX calls");
+            } else {
+                rt.main.prio.store(rt.rt_run, Ordering::Release);
             }
         }
         Ok(rt)
@@ -459,10 +465,12 @@ impl Runtime {
         }
     }
 
+    /// Gives the slot's thread `prio`, unless it already has it.
     fn set_prio(&self, slot: &Slot, prio: i32) {
+        let prio = prio.max(1);
         let tid = slot.tid.load(Ordering::Acquire);
-        if self.rt_run > 0 && tid > 0 {
-            let _ = partita_sys::sched::set_priority(tid, prio.max(1));
+        if self.rt_run > 0 && tid > 0 && slot.prio.swap(prio, Ordering::AcqRel) != prio {
+            let _ = partita_sys::sched::set_priority(tid, prio);
         }
     }
 
@@ -652,12 +660,12 @@ impl Runtime {
             }
             if designated {
                 if lowered {
-                    self.set_own_prio(self.rt_run);
+                    self.set_own_prio(&slot, self.rt_run);
                 }
                 return;
             }
             if !lowered && self.rt_run > 0 && self.park_lowering {
-                self.set_own_prio(self.rt_run - 10);
+                self.set_own_prio(&slot, self.rt_run - 10);
                 lowered = true;
                 continue;
             }
@@ -665,9 +673,13 @@ impl Runtime {
         }
     }
 
-    fn set_own_prio(&self, prio: i32) {
+    /// The calling thread gives itself `prio`. Always makes the system call: it can race with
+    /// the dispatcher's [`Runtime::set_prio`], and the thread's own last word must hold.
+    fn set_own_prio(&self, slot: &Slot, prio: i32) {
         if self.rt_run > 0 {
-            let _ = partita_sys::sched::set_priority(0, prio.max(1));
+            let prio = prio.max(1);
+            slot.prio.store(prio, Ordering::Release);
+            let _ = partita_sys::sched::set_priority(0, prio);
         }
     }
 
@@ -908,8 +920,8 @@ impl Runtime {
         thread_fault_setup(slot.stack);
         slot.tid
             .store(partita_sys::sched::gettid(), Ordering::Release);
-        if self.rt_run > 0 {
-            let _ = partita_sys::sched::set_fifo(0, self.rt_run - 10);
+        if self.rt_run > 0 && partita_sys::sched::set_fifo(0, self.rt_run - 10).is_ok() {
+            slot.prio.store(self.rt_run - 10, Ordering::Release);
         }
         ready.store(1, Ordering::Release);
         partita_sys::futex::wake(&ready, 1, false);
@@ -962,9 +974,8 @@ impl Runtime {
 
     /// The main thread after NORMAL: handles time events forever.
     fn become_timer(&'static self) -> ! {
-        if self.rt_run > 0 {
-            let _ = partita_sys::sched::set_priority(0, self.rt_run + 1);
-        }
+        let main = self.main.clone();
+        self.set_own_prio(&main, self.rt_run + 1);
         loop {
             let w = self.timer_word.load(Ordering::Acquire);
             let mut k = self.lock();

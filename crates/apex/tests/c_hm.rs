@@ -9,9 +9,6 @@
 //! `target/<profile>/libpartita_apex.a`. x86 only for the fault part (an integer division by
 //! zero does not trap elsewhere). Needs `cc` on `PATH` (or `CC` set).
 
-use std::path::Path;
-use std::time::Duration;
-
 mod c_harness;
 use c_harness::*;
 
@@ -72,48 +69,10 @@ const EXPECTED_STDERR: &[&str] = &[
 #[test]
 fn c_hm_trace() {
     if !cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
-        eprintln!("c_hm_trace: skipped (an integer division by zero traps only on x86)");
+        println!("SKIPPED c_hm_trace: an integer division by zero traps only on x86");
         return;
     }
-    let lib = static_library();
-    let root = workspace_root();
-    let scratch = std::env::temp_dir().join(format!("partita-apex-c-hm-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).expect("scratch directory");
-    let binary = scratch.join("hm");
-    run(
-        "compiling tests/c/hm.c",
-        cc().args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-I"])
-            .arg(root.join("include"))
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/hm.c"))
-            .arg(&lib)
-            .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s", "-o"])
-            .arg(&binary),
-    );
-    let out = run_with_timeout(&binary, Duration::from_secs(60));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let _ = std::fs::remove_dir_all(&scratch);
-    assert!(
-        out.status.success(),
-        "hm exited with {}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-        out.status
-    );
-    let expected: Vec<&str> = EXPECTED.lines().collect();
-    let actual: Vec<&str> = stdout.lines().collect();
-    if expected != actual {
-        let first = expected
-            .iter()
-            .zip(&actual)
-            .position(|(e, a)| e != a)
-            .unwrap_or(expected.len().min(actual.len()));
-        panic!(
-            "trace differs from line {} on:\n  expected: {:?}\n  actual:   {:?}\n\
-             --- full stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-            first + 1,
-            expected.get(first),
-            actual.get(first),
-        );
-    }
+    let stderr = run_trace_test("hm", EXPECTED);
     for want in EXPECTED_STDERR {
         assert!(
             stderr.contains(want),

@@ -111,10 +111,9 @@ pub fn default_json_path() -> PathBuf {
     ))
 }
 
-/// `partita bench switch`: runs, prints the table, writes the JSON. Returns the exit code
-/// (0, or 4 when the benchmark could not run; a missed target is not a failure).
-pub fn cli_switch(opts: &SwitchOptions, json: Option<PathBuf>) -> u8 {
-    // SIGINT/SIGTERM stop the bench cleanly (every process, cgroup and file is removed).
+/// Runs `f` with SIGINT/SIGTERM turned into a stop flag, so that a bench interrupted by the
+/// user still removes every process, cgroup and file it created.
+pub(crate) fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let signals = [2, 15];
@@ -128,11 +127,18 @@ pub fn cli_switch(opts: &SwitchOptions, json: Option<PathBuf>) -> u8 {
             }
         })
     });
-    let r = run_switch(opts, stop, |l| eprintln!("bench: {l}"));
+    let r = f(stop);
     done.store(true, Ordering::Release);
     if let Some(w) = watcher {
         let _ = w.join();
     }
+    r
+}
+
+/// `partita bench switch`: runs, prints the table, writes the JSON. Returns the exit code
+/// (0, or 4 when the benchmark could not run; a missed target is not a failure).
+pub fn cli_switch(opts: &SwitchOptions, json: Option<PathBuf>) -> u8 {
+    let r = with_stop_signals(|stop| run_switch(opts, stop, |l| eprintln!("bench: {l}")));
     let report = match r {
         Ok(r) => r,
         Err(e) => {

@@ -478,7 +478,8 @@ fn run_partita(
     })
 }
 
-fn machine() -> Machine {
+/// Facts about this machine for the reports.
+pub(crate) fn machine() -> Machine {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
@@ -500,7 +501,8 @@ fn machine() -> Machine {
     }
 }
 
-fn git(args: &[&str]) -> Option<String> {
+/// Output of a git command in the current directory, if it succeeds.
+pub(crate) fn git(args: &[&str]) -> Option<String> {
     let out = std::process::Command::new("git")
         .args(args)
         .stderr(std::process::Stdio::null())

@@ -106,3 +106,49 @@ pub fn run_with_timeout(program: &Path, limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Compiles `tests/c/<name>.c` against the runtime, runs it standalone (60 s limit), checks
+/// that it succeeded and that its stdout is exactly `expected`; returns its stderr.
+pub fn run_trace_test(name: &str, expected: &str) -> String {
+    let lib = static_library();
+    let root = workspace_root();
+    let scratch =
+        std::env::temp_dir().join(format!("partita-apex-c-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch directory");
+    let binary = scratch.join(name);
+    run(
+        &format!("compiling tests/c/{name}.c"),
+        cc().args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-I"])
+            .arg(root.join("include"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c")))
+            .arg(&lib)
+            .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s", "-o"])
+            .arg(&binary),
+    );
+    let out = run_with_timeout(&binary, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(
+        out.status.success(),
+        "{name} exited with {}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+        out.status
+    );
+    let expected: Vec<&str> = expected.lines().collect();
+    let actual: Vec<&str> = stdout.lines().collect();
+    if expected != actual {
+        let first = expected
+            .iter()
+            .zip(&actual)
+            .position(|(e, a)| e != a)
+            .unwrap_or(expected.len().min(actual.len()));
+        panic!(
+            "trace differs from line {} on:\n  expected: {:?}\n  actual:   {:?}\n\
+             --- full stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+            first + 1,
+            expected.get(first),
+            actual.get(first),
+        );
+    }
+    stderr
+}

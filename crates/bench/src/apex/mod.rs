@@ -1,0 +1,792 @@
+//! `partita bench apex`: per-call latency of the non-blocking APEX services and the cost of a
+//! process switch inside a partition, against a bare futex hand-off measured in the same run.
+//!
+//! The bench builds a one-partition [`ModulePlan`] whose partition is the `partita` binary
+//! itself (`partita __bench-apex-partition`, [`apex_partition_main`]), run by the partition
+//! manager. The partition measures with `partita_sys::time::monotonic_ns` around every call,
+//! computes the figures and writes them as JSON into a file under `/dev/shm`, which the bench
+//! reads. The bare floor (two plain threads of the bench process, pinned to the same core at the
+//! partitions' `SCHED_FIFO` priority, handing off through a futex) is measured by the bench
+//! itself before the partition runs. See `docs/benchmarks.md`.
+
+use crate::stats::Figures;
+use crate::switch::{git, machine, Machine};
+use crate::BenchError;
+use partita_apex::api;
+use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
+use partita_manager::{ModulePlan, PartitionSpec, RunOptions};
+use partita_schedule::{FramePlan, Window};
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Major frame of the one-partition plan.
+const MAJOR_FRAME_NS: u64 = 10_000_000;
+/// The partition's window, at offset 0: 1 ms of every frame stays free of real-time work
+/// (real-time throttling needs 5 % of the core, and the switcher's spin counts).
+const WINDOW_NS: u64 = 9_000_000;
+/// Samples that begin less than this after the window start, or end less than this before the
+/// switcher wakes (window end less the spin margin), are dropped: the switcher's work at the
+/// boundaries is not the service's.
+const EDGE_GUARD_NS: u64 = 20_000;
+/// Calls per service (and hand-offs per kind): full run and `--quick`.
+const CALLS_FULL: usize = 100_000;
+const CALLS_QUICK: usize = 10_000;
+/// Discarded calls (or hand-offs) before each measurement.
+const WARMUP: usize = 1_000;
+/// Upper bound on a run of the partition.
+const RUN_LIMIT: Duration = Duration::from_secs(100);
+/// Priority of the measuring process (the low-priority side of the hand-offs).
+const LOW_PRIORITY: i32 = 10;
+/// Priority of the process woken by the hand-offs.
+const HIGH_PRIORITY: i32 = 20;
+/// Ceiling of the benchmark mutex.
+const MUTEX_CEILING: i32 = 50;
+/// Stack of both benchmark processes.
+const STACK: u64 = 256 * 1024;
+/// REPORT_APPLICATION_MESSAGE: the measuring process sleeps this long (outside APEX, untimed)
+/// after every `REPORT_BATCH` messages so that the manager drains the report pipe and a full
+/// pipe never blocks a measured call.
+const REPORT_BATCH: usize = 256;
+const REPORT_PAUSE: Duration = Duration::from_millis(2);
+/// The bare hand-off sleeps this long every `BARE_BATCH` hand-offs (keeps real-time throttling
+/// away: the ping-pong is otherwise 100 % real-time work on the core).
+const BARE_BATCH: usize = 1_000;
+const BARE_PAUSE: Duration = Duration::from_millis(1);
+/// Identity and status services: median target.
+const QUERY_TARGET_NS: i64 = 100;
+/// Hand-offs: factor over the bare futex hand-off.
+const HANDOFF_FACTOR: f64 = 1.5;
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct ApexOptions {
+    /// 10,000 calls per service instead of 100,000.
+    pub quick: bool,
+}
+
+/// Latency of one service.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServiceFigures {
+    /// The APEX service.
+    pub service: String,
+    /// `query` (identity and status services, under the 100 ns target) or `operation`.
+    pub kind: &'static str,
+    /// What was measured, when not obvious.
+    pub condition: String,
+    /// Per-call latency, ns, less the median cost of an empty timing pair.
+    pub figures: Figures,
+    /// Calls dropped because they touched a window edge.
+    pub dropped: u64,
+    /// Calls that returned an error.
+    pub errors: u64,
+}
+
+/// One hand-off measure.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandoffFigures {
+    /// `bare` (futex, plain threads) or `partita` (APEX processes).
+    pub kind: &'static str,
+    /// `wake`: from just before the waking call to the first instruction of the woken thread;
+    /// `block`: from just before the blocking call of the woken thread to the first
+    /// instruction of the waker (the switch back).
+    pub direction: &'static str,
+    /// A short label.
+    pub label: String,
+    /// ns, less the median cost of an empty timing pair.
+    pub figures: Figures,
+    /// Hand-offs dropped because they touched a window edge.
+    pub dropped: u64,
+}
+
+/// One target check.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApexCheck {
+    /// Which target.
+    pub target: &'static str,
+    /// The service or hand-off, and the statistic.
+    pub figure: String,
+    /// Our value, ns.
+    pub value: i64,
+    /// The limit (absolute target) or the bare figure, ns.
+    pub reference: i64,
+    /// value / reference (hand-offs).
+    pub ratio: Option<f64>,
+    /// Met.
+    pub pass: bool,
+}
+
+/// The set-up every figure comes from.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApexPlan {
+    /// Core of the partition and of the bare threads.
+    pub core: u32,
+    /// Major frame, ns.
+    pub major_frame_ns: u64,
+    /// The partition's window (offset 0), ns.
+    pub window_ns: u64,
+    /// The manager's spin margin, ns.
+    pub spin_margin_ns: u64,
+    /// Samples closer than this to a window edge are dropped, ns.
+    pub edge_guard_ns: u64,
+    /// Partition-switch backend the manager used.
+    pub backend: String,
+    /// Whether the runtime lowers a parked process thread's priority (control block).
+    pub park_lowering: Option<bool>,
+    /// Calls per service and hand-offs per kind (after warm-up).
+    pub calls: usize,
+    /// Priorities: measuring (low) and woken (high) APEX processes.
+    pub priorities: (i32, i32),
+    /// `SCHED_FIFO` priority of designated APEX threads and of the bare threads.
+    pub fifo_priority: i32,
+}
+
+/// Everything `bench apex` measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApexReport {
+    /// Report format.
+    pub format: &'static str,
+    /// Unix time of the start, s.
+    pub started_unix: u64,
+    /// Wall time of the whole bench, s.
+    pub elapsed_s: f64,
+    /// Machine.
+    pub machine: Machine,
+    /// `git rev-parse HEAD`, or `unknown`.
+    pub git_revision: String,
+    /// Whether the work tree had uncommitted changes to tracked files.
+    pub git_dirty: Option<bool>,
+    /// Quick run.
+    pub quick: bool,
+    /// The set-up.
+    pub plan: ApexPlan,
+    /// Raw cost of an empty timing pair inside the partition, ns (its median is subtracted
+    /// from every partition figure).
+    pub timing_pair: Figures,
+    /// The same in the bench process (subtracted from the bare figures).
+    pub bare_timing_pair: Figures,
+    /// Per-call latency of every service.
+    pub services: Vec<ServiceFigures>,
+    /// Hand-offs: bare first, then semaphore and event.
+    pub handoffs: Vec<HandoffFigures>,
+    /// Target checks.
+    pub checks: Vec<ApexCheck>,
+    /// Errors and remarks.
+    pub notes: Vec<String>,
+}
+
+/// Target texts.
+pub(crate) const T_QUERY: &str = "identity and status services under 100 ns median";
+pub(crate) const T_HANDOFF: &str =
+    "semaphore/event hand-off median and p99 within 1.5x of the bare futex hand-off";
+
+// ---------------------------------------------------------------------------------------------
+// Wire format between the partition and the bench
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct WireFigures {
+    count: u64,
+    min: i64,
+    median: i64,
+    p99: i64,
+    p999: i64,
+    max: i64,
+    mean: i64,
+}
+
+impl From<Figures> for WireFigures {
+    fn from(f: Figures) -> Self {
+        WireFigures {
+            count: f.count,
+            min: f.min,
+            median: f.median,
+            p99: f.p99,
+            p999: f.p999,
+            max: f.max,
+            mean: f.mean,
+        }
+    }
+}
+
+impl From<WireFigures> for Figures {
+    fn from(f: WireFigures) -> Self {
+        Figures {
+            count: f.count,
+            min: f.min,
+            median: f.median,
+            p99: f.p99,
+            p999: f.p999,
+            max: f.max,
+            mean: f.mean,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct WireService {
+    service: String,
+    query: bool,
+    condition: String,
+    figures: WireFigures,
+    dropped: u64,
+    errors: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct WireResult {
+    /// Set-up failure.
+    error: Option<String>,
+    pair: WireFigures,
+    services: Vec<WireService>,
+    /// (label, direction, figures, dropped)
+    handoffs: Vec<(String, String, WireFigures, u64)>,
+    park_lowering: Option<bool>,
+    notes: Vec<String>,
+}
+
+fn write_result(path: &Path, r: &WireResult) {
+    let tmp = path.with_extension("tmp");
+    let text = serde_json::to_string(r).unwrap_or_else(|e| {
+        format!("{{\"error\":\"encoding the results: {e}\",\"pair\":{{\"count\":0,\"min\":0,\"median\":0,\"p99\":0,\"p999\":0,\"max\":0,\"mean\":0}},\"services\":[],\"handoffs\":[],\"park_lowering\":null,\"notes\":[]}}")
+    });
+    if std::fs::write(&tmp, text).is_ok() {
+        let _ = std::fs::rename(&tmp, path);
+    }
+}
+
+mod bare;
+mod partition;
+
+use bare::run_bare;
+pub use partition::apex_partition_main;
+use partition::*;
+
+// ---------------------------------------------------------------------------------------------
+// Bench side
+// ---------------------------------------------------------------------------------------------
+
+/// Removes a file on drop.
+struct Remove(PathBuf);
+
+impl Drop for Remove {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(self.0.with_extension("tmp"));
+    }
+}
+
+/// Removes a directory tree on drop.
+struct RemoveDir(PathBuf);
+
+impl Drop for RemoveDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the partition; returns its results, the backend used and notes.
+fn run_partition(
+    core: u32,
+    n: usize,
+    margin: Duration,
+    stop: &Arc<AtomicBool>,
+) -> Result<(WireResult, String, Vec<String>), BenchError> {
+    let tag = format!(
+        "{}-{}",
+        partita_sys::sched::getpid(),
+        partita_sys::time::monotonic_ns()
+    );
+    let result = Remove(PathBuf::from(format!(
+        "/dev/shm/partita-bench-apex-{tag}.json"
+    )));
+    let logs = RemoveDir(std::env::temp_dir().join(format!("partita-bench-apex-{tag}")));
+    let exe = std::env::current_exe()
+        .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+    let plan = ModulePlan {
+        name: "bench-apex".into(),
+        frame: FramePlan {
+            major_frame: MAJOR_FRAME_NS,
+            windows: vec![Window {
+                id: 1,
+                partition: 0,
+                core,
+                offset: 0,
+                duration: WINDOW_NS,
+                period_start: true,
+            }],
+        },
+        partitions: vec![PartitionSpec {
+            name: "P".into(),
+            id: 1,
+            executable: exe,
+            args: vec![
+                OsString::from("__bench-apex-partition"),
+                result.0.as_os_str().to_owned(),
+                n.to_string().into(),
+                MAJOR_FRAME_NS.to_string().into(),
+                WINDOW_NS.to_string().into(),
+                (margin.as_nanos() as u64).to_string().into(),
+                EDGE_GUARD_NS.to_string().into(),
+            ],
+            cpus: vec![core],
+            memory_limit: None,
+            max_processes: 0,
+            stack_bytes: 0,
+            period: MAJOR_FRAME_NS,
+            duration: WINDOW_NS,
+            system: false,
+            edf: false,
+        }],
+    };
+    let run_stop = Arc::new(AtomicBool::new(false));
+    let opts = RunOptions {
+        duration: Some(RUN_LIMIT),
+        echo: false,
+        log_dir: Some(logs.0.clone()),
+        stop: Some(run_stop.clone()),
+        spin_margin: margin,
+        // The runtime's override of the manager's park-lowering choice, passed through.
+        env: std::env::var("PARTITA_PARK_LOWERING")
+            .map(|v| vec![("PARTITA_PARK_LOWERING".to_string(), v)])
+            .unwrap_or_default(),
+        ..RunOptions::default()
+    };
+    let done = AtomicBool::new(false);
+    let report = std::thread::scope(|sc| {
+        sc.spawn(|| {
+            while !done.load(Ordering::Acquire) {
+                if stop.load(Ordering::Relaxed) || result.0.exists() {
+                    run_stop.store(true, Ordering::Release);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let r = partita_manager::run(&plan, &opts);
+        done.store(true, Ordering::Release);
+        r
+    })?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(BenchError::Interrupted);
+    }
+    let mut notes: Vec<String> = report
+        .notes
+        .iter()
+        .filter(|n| !n.contains("throttling is on"))
+        .cloned()
+        .collect();
+    if !report.realtime {
+        notes.push("the manager ran without real-time priorities".into());
+    }
+    for l in &report.leftovers {
+        notes.push(format!("left behind: {l}"));
+    }
+    for p in &report.partitions {
+        if let Some(e) = &p.exec_error {
+            notes.push(format!("partition {} could not start: {e}", p.name));
+        }
+        if let Some(e) = &p.exit {
+            notes.push(format!("partition {} ended early: {e}", p.name));
+        }
+    }
+    if let Some(c) = report.cores.iter().find(|c| c.core == core) {
+        notes.extend(c.errors.iter().take(10).cloned());
+    }
+    let text = std::fs::read_to_string(&result.0).map_err(|e| {
+        let log = std::fs::read_to_string(logs.0.join("P.log")).unwrap_or_default();
+        let tail: Vec<&str> = log
+            .lines()
+            .filter(|l| l.starts_with("stderr: "))
+            .take(10)
+            .collect();
+        BenchError::Unavailable(format!(
+            "the partition wrote no results ({e}){}{}",
+            if tail.is_empty() {
+                ""
+            } else {
+                "; its stderr: "
+            },
+            tail.join(" / ")
+        ))
+    })?;
+    let r: WireResult = serde_json::from_str(&text).map_err(|e| BenchError::Io {
+        path: result.0.clone(),
+        source: e.into(),
+    })?;
+    if let Some(e) = &r.error {
+        return Err(BenchError::Unavailable(format!(
+            "the partition failed: {e}"
+        )));
+    }
+    Ok((r, report.backend.to_string(), notes))
+}
+
+/// Runs the benchmark. `progress` receives a line per step as it finishes.
+pub fn run_apex(
+    opts: &ApexOptions,
+    stop: Arc<AtomicBool>,
+    mut progress: impl FnMut(&str),
+) -> Result<ApexReport, BenchError> {
+    if !partita_sys::proc::is_root() {
+        return Err(BenchError::Unavailable(
+            "the benchmark needs root (cgroups, SCHED_FIFO)".into(),
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let git_revision = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let git_dirty = git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty());
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let core = if partita_sys::sched::online_cpus() > 1 {
+        1
+    } else {
+        0
+    };
+    let n = if opts.quick { CALLS_QUICK } else { CALLS_FULL };
+    let margin = RunOptions::default().spin_margin;
+    let _ = partita_sys::sched::lock_memory();
+    progress(&format!(
+        "{n} calls per service and {n} hand-offs per kind on core {core}"
+    ));
+    let (bare_pair, bare_wake, bare_block, mut notes) = run_bare(core, n);
+    progress(&format!(
+        "bare futex hand-off: wake median {} ns, block median {} ns",
+        bare_wake.median, bare_block.median
+    ));
+    if stop.load(Ordering::Relaxed) {
+        return Err(BenchError::Interrupted);
+    }
+    let (r, backend, run_notes) = run_partition(core, n, margin, &stop)?;
+    notes.extend(run_notes);
+    notes.extend(r.notes.iter().cloned());
+    progress(&format!(
+        "partition ({backend}): {} services, {} hand-off figures",
+        r.services.len(),
+        r.handoffs.len()
+    ));
+    let services: Vec<ServiceFigures> = r
+        .services
+        .iter()
+        .map(|s| ServiceFigures {
+            service: s.service.clone(),
+            kind: if s.query { "query" } else { "operation" },
+            condition: s.condition.clone(),
+            figures: s.figures.into(),
+            dropped: s.dropped,
+            errors: s.errors,
+        })
+        .collect();
+    let mut handoffs = vec![
+        HandoffFigures {
+            kind: "bare",
+            direction: "wake",
+            label: "futex wake -> waiter".into(),
+            figures: bare_wake,
+            dropped: 0,
+        },
+        HandoffFigures {
+            kind: "bare",
+            direction: "block",
+            label: "futex wait -> waker".into(),
+            figures: bare_block,
+            dropped: 0,
+        },
+    ];
+    for (label, dir, f, d) in &r.handoffs {
+        handoffs.push(HandoffFigures {
+            kind: "partita",
+            direction: if dir == "wake" { "wake" } else { "block" },
+            label: label.clone(),
+            figures: (*f).into(),
+            dropped: *d,
+        });
+    }
+    let checks = checks(&services, &handoffs);
+    Ok(ApexReport {
+        format: "partita-bench-apex/1",
+        started_unix,
+        elapsed_s: t0.elapsed().as_secs_f64(),
+        machine: machine(),
+        git_revision,
+        git_dirty,
+        quick: opts.quick,
+        plan: ApexPlan {
+            core,
+            major_frame_ns: MAJOR_FRAME_NS,
+            window_ns: WINDOW_NS,
+            spin_margin_ns: margin.as_nanos() as u64,
+            edge_guard_ns: EDGE_GUARD_NS,
+            backend,
+            park_lowering: r.park_lowering,
+            calls: n,
+            priorities: (LOW_PRIORITY, HIGH_PRIORITY),
+            fifo_priority: partita_manager::PARTITION_RUN_PRIORITY,
+        },
+        timing_pair: r.pair.into(),
+        bare_timing_pair: bare_pair,
+        services,
+        handoffs,
+        checks,
+        notes,
+    })
+}
+
+fn checks(services: &[ServiceFigures], handoffs: &[HandoffFigures]) -> Vec<ApexCheck> {
+    let mut out = Vec::new();
+    for s in services.iter().filter(|s| s.kind == "query") {
+        out.push(ApexCheck {
+            target: T_QUERY,
+            figure: format!("{}.median", s.service),
+            value: s.figures.median,
+            reference: QUERY_TARGET_NS,
+            ratio: None,
+            pass: s.figures.count > 0 && s.figures.median < QUERY_TARGET_NS,
+        });
+    }
+    let floor = handoffs
+        .iter()
+        .find(|h| h.kind == "bare" && h.direction == "wake");
+    if let Some(fl) = floor.filter(|f| f.figures.count > 0) {
+        for h in handoffs
+            .iter()
+            .filter(|h| h.kind == "partita" && h.direction == "wake")
+        {
+            for (stat, v, r) in [
+                ("median", h.figures.median, fl.figures.median),
+                ("p99", h.figures.p99, fl.figures.p99),
+            ] {
+                out.push(ApexCheck {
+                    target: T_HANDOFF,
+                    figure: format!("{}.{stat}", h.label),
+                    value: v,
+                    reference: r,
+                    ratio: (r > 0).then(|| v as f64 / r as f64),
+                    pass: h.figures.count > 0 && r > 0 && v as f64 <= HANDOFF_FACTOR * r as f64,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Renders the report as text.
+pub fn render_apex(r: &ApexReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let m = &r.machine;
+    let _ =
+        writeln!(
+        s,
+        "Partita APEX service benchmark{}: {} ({} cores), Linux {}, clocksource {}, revision {}{}",
+        if r.quick { " (quick)" } else { "" },
+        m.cpu_model,
+        m.cores,
+        m.kernel,
+        m.clocksource,
+        r.git_revision,
+        if r.git_dirty == Some(true) { " + local changes" } else { "" }
+    );
+    let p = &r.plan;
+    let _ = writeln!(
+        s,
+        "plan: one partition on core {}, window [0, {}) ms of a {} ms major frame, backend {}, park lowering {}; calls within {} us of a window edge dropped",
+        p.core,
+        p.window_ns as f64 / 1e6,
+        p.major_frame_ns as f64 / 1e6,
+        p.backend,
+        match p.park_lowering {
+            Some(true) => "on",
+            Some(false) => "off",
+            None => "unknown",
+        },
+        p.edge_guard_ns / 1000
+    );
+    let _ = writeln!(
+        s,
+        "figures in ns, less the median cost of an empty timing pair (monotonic_ns twice: {} ns in the partition, {} ns in the bench)",
+        r.timing_pair.median, r.bare_timing_pair.median
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "  {:<27} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9}  condition",
+        "service", "n", "min", "median", "p99", "p99.9", "max"
+    );
+    for x in &r.services {
+        let f = &x.figures;
+        let _ = writeln!(
+            s,
+            "  {:<27} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9}  {}{}",
+            x.service,
+            f.count,
+            f.min,
+            f.median,
+            f.p99,
+            f.p999,
+            f.max,
+            x.condition,
+            if x.errors > 0 {
+                format!(" ({} errors)", x.errors)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "  {:<36} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9}  {:<6} {:<6}",
+        "hand-off (wake: call -> other runs)",
+        "n",
+        "min",
+        "median",
+        "p99",
+        "p99.9",
+        "max",
+        "x bare",
+        ""
+    );
+    let floor = |dir: &str| {
+        r.handoffs
+            .iter()
+            .find(|h| h.kind == "bare" && h.direction == dir)
+            .map(|h| h.figures)
+    };
+    for h in &r.handoffs {
+        let f = &h.figures;
+        let (a, b) = match floor(h.direction) {
+            Some(fl) if h.kind != "bare" && fl.median > 0 && fl.p99 > 0 => (
+                format!("{:.2}", f.median as f64 / fl.median as f64),
+                format!("{:.2}", f.p99 as f64 / fl.p99 as f64),
+            ),
+            _ => (String::new(), String::new()),
+        };
+        let _ = writeln!(
+            s,
+            "  {:<36} {:>7} {:>7} {:>7} {:>7} {:>7} {:>9}  {:<6} {:<6}",
+            format!("{} ({})", h.label, h.direction),
+            f.count,
+            f.min,
+            f.median,
+            f.p99,
+            f.p999,
+            f.max,
+            a,
+            b
+        );
+    }
+    let dropped: Vec<String> = r
+        .services
+        .iter()
+        .filter(|x| x.dropped > 0)
+        .map(|x| format!("{} {}", x.service, x.dropped))
+        .chain(
+            r.handoffs
+                .iter()
+                .filter(|h| h.dropped > 0)
+                .map(|h| format!("{} ({}) {}", h.label, h.direction, h.dropped)),
+        )
+        .collect();
+    let mut remarks = Vec::new();
+    if !dropped.is_empty() {
+        remarks.push(format!("dropped at window edges: {}", dropped.join(", ")));
+    }
+    remarks.extend(r.notes.iter().cloned());
+    if !remarks.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "remarks:");
+        for l in remarks {
+            let _ = writeln!(s, "  {l}");
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "targets (PASS/MISS; a miss does not fail the command):");
+    let mark = |p: bool| if p { "PASS" } else { "MISS" };
+    for target in [T_QUERY, T_HANDOFF] {
+        let _ = writeln!(s, "  {target}:");
+        let cs: Vec<&ApexCheck> = r.checks.iter().filter(|c| c.target == target).collect();
+        if cs.is_empty() {
+            let _ = writeln!(s, "    (nothing to compare)");
+        }
+        for c in cs {
+            let detail = match c.ratio {
+                Some(q) => format!("{} ns = {q:.2}x bare {} ns", c.value, c.reference),
+                None => format!("{} ns (limit {} ns)", c.value, c.reference),
+            };
+            let _ = writeln!(s, "    {} {:<48} {detail}", mark(c.pass), c.figure);
+        }
+    }
+    let passed = r.checks.iter().filter(|c| c.pass).count();
+    let _ = writeln!(
+        s,
+        "  {passed} of {} checks met; bench took {:.1} s",
+        r.checks.len(),
+        r.elapsed_s
+    );
+    s
+}
+
+/// `bench-results/apex-<UTC timestamp>.json`.
+pub fn default_apex_json_path() -> PathBuf {
+    let p = crate::default_json_path();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().replacen("switch-", "apex-", 1))
+        .unwrap_or_else(|| "apex.json".into());
+    p.with_file_name(name)
+}
+
+/// Writes the report as JSON to `path` (creating its directory).
+pub fn write_apex_json(r: &ApexReport, path: &Path) -> Result<(), BenchError> {
+    let io = |e| BenchError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(io)?;
+    }
+    let text = serde_json::to_string_pretty(r).map_err(|e| io(e.into()))?;
+    std::fs::write(path, text + "\n").map_err(io)
+}
+
+/// `partita bench apex`: runs, prints the table, writes the JSON. Returns the exit code
+/// (0, 3 when the JSON could not be written, or 4 when the benchmark could not run; a missed
+/// target is not a failure).
+pub fn cli_apex(opts: &ApexOptions, json: Option<PathBuf>) -> u8 {
+    let r = crate::with_stop_signals(|stop| run_apex(opts, stop, |l| eprintln!("bench: {l}")));
+    let report = match r {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita bench apex: {e}");
+            return 4;
+        }
+    };
+    print!("{}", render_apex(&report));
+    let path = json.unwrap_or_else(default_apex_json_path);
+    if let Err(e) = write_apex_json(&report, &path) {
+        eprintln!("partita bench apex: {e}");
+        return 3;
+    }
+    println!("figures written to {}", path.display());
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_path_names_the_bench() {
+        let p = default_apex_json_path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("apex-") && name.ends_with(".json"),
+            "{name}"
+        );
+    }
+}

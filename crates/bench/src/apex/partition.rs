@@ -1,0 +1,649 @@
+//! The partition side of `partita bench apex`: the APEX partition that times the calls.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Partition side
+// ---------------------------------------------------------------------------------------------
+
+#[inline(always)]
+pub(super) fn now() -> i64 {
+    partita_sys::time::monotonic_ns() as i64
+}
+
+/// Which samples are kept: both ends inside the same window, away from its edges.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Guard {
+    /// `CLOCK_MONOTONIC` instant of APEX time 0 (the first major frame's start).
+    epoch: i64,
+    frame: i64,
+    lo: i64,
+    hi: i64,
+}
+
+impl Guard {
+    fn ok(&self, t0: i64, t1: i64) -> bool {
+        let (a, b) = (t0 - self.epoch, t1 - self.epoch);
+        a >= 0
+            && a / self.frame == b / self.frame
+            && a % self.frame >= self.lo
+            && b % self.frame <= self.hi
+    }
+}
+
+/// Samples of one service.
+pub(super) struct Samples {
+    v: Vec<i64>,
+    dropped: u64,
+    errors: u64,
+    first_error: Option<ReturnCode>,
+}
+
+impl Samples {
+    fn new(cap: usize) -> Samples {
+        Samples {
+            v: Vec::with_capacity(cap),
+            dropped: 0,
+            errors: 0,
+            first_error: None,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.v.clear();
+        self.dropped = 0;
+        self.errors = 0;
+        self.first_error = None;
+    }
+
+    fn add<T>(&mut self, g: &Guard, t0: i64, t1: i64, r: Result<T, ReturnCode>) {
+        if let Err(e) = r {
+            self.errors += 1;
+            self.first_error.get_or_insert(e);
+        }
+        if g.ok(t0, t1) {
+            self.v.push(t1 - t0);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Figures less `pair`, leaving out the first `skip` samples.
+    fn figures(&mut self, skip: usize, pair: i64) -> Figures {
+        let skip = skip.min(self.v.len());
+        let mut v: Vec<i64> = self.v[skip..].iter().map(|x| x - pair).collect();
+        Figures::of(&mut v)
+    }
+}
+
+pub(super) struct Out {
+    g: Guard,
+    n: usize,
+    pair: i64,
+    res: WireResult,
+    a: Samples,
+    b: Samples,
+}
+
+impl Out {
+    fn push(&mut self, service: &str, query: bool, condition: &str, second: bool) {
+        let s = if second { &mut self.b } else { &mut self.a };
+        let figures = s.figures(0, self.pair);
+        if let Some(e) = s.first_error {
+            self.res.notes.push(format!(
+                "{service}: {} of the calls failed (first: {e:?})",
+                s.errors
+            ));
+        }
+        self.res.services.push(WireService {
+            service: service.into(),
+            query,
+            condition: condition.into(),
+            figures: figures.into(),
+            dropped: s.dropped,
+            errors: s.errors,
+        });
+    }
+
+    /// Times `f` until `n` calls are kept (after the warm-up); `between(i)` runs, untimed,
+    /// after call `i`.
+    fn one<T>(
+        &mut self,
+        service: &str,
+        query: bool,
+        condition: &str,
+        mut f: impl FnMut() -> Result<T, ReturnCode>,
+        mut between: impl FnMut(usize),
+    ) {
+        for i in 0..WARMUP {
+            let _ = std::hint::black_box(f());
+            between(i);
+        }
+        self.a.clear();
+        let limit = self.n * 4;
+        let mut i = 0;
+        while self.a.v.len() < self.n && i < limit {
+            i += 1;
+            let t0 = now();
+            let r = std::hint::black_box(f());
+            let t1 = now();
+            self.a.add(&self.g, t0, t1, r);
+            between(i);
+        }
+        self.push(service, query, condition, false);
+    }
+
+    /// Times `f` and `g` in alternation (e.g. SIGNAL_SEMAPHORE then WAIT_SEMAPHORE).
+    fn two<T, U>(
+        &mut self,
+        names: (&str, &str),
+        conditions: (&str, &str),
+        mut f: impl FnMut() -> Result<T, ReturnCode>,
+        mut g: impl FnMut() -> Result<U, ReturnCode>,
+    ) {
+        for _ in 0..WARMUP {
+            let _ = std::hint::black_box(f());
+            let _ = std::hint::black_box(g());
+        }
+        self.a.clear();
+        self.b.clear();
+        let limit = self.n * 4;
+        let mut i = 0;
+        while (self.a.v.len() < self.n || self.b.v.len() < self.n) && i < limit {
+            i += 1;
+            let t0 = now();
+            let r = std::hint::black_box(f());
+            let t1 = now();
+            let t2 = now();
+            let s = std::hint::black_box(g());
+            let t3 = now();
+            self.a.add(&self.g, t0, t1, r);
+            self.b.add(&self.g, t2, t3, s);
+        }
+        self.push(names.0, false, conditions.0, false);
+        self.push(names.1, false, conditions.1, true);
+    }
+}
+
+/// Hand-off state shared by the two APEX processes.
+pub(super) struct Shared {
+    phase: AtomicU32,
+    /// Instant just before the waking call (low process).
+    t0: AtomicI64,
+    /// Instant just before the blocking call (high process).
+    tb: AtomicI64,
+    /// Wake hand-offs recorded by the high process, (t0, t1), per phase (semaphore, event).
+    wake: [Mutex<Vec<(i64, i64)>>; 2],
+    /// Of those, how many the guard keeps.
+    kept: [AtomicU64; 2],
+    /// Errors seen by the high process.
+    errors: Mutex<Vec<String>>,
+}
+
+/// Hand-off phases (the phase after the event one is the end).
+pub(super) const PH_SEM: u32 = 1;
+pub(super) const PH_EVT: u32 = 2;
+
+pub(super) fn parg<T: std::str::FromStr>(
+    args: &[String],
+    i: usize,
+    what: &str,
+) -> Result<T, String> {
+    args.get(i)
+        .ok_or_else(|| format!("missing argument {i} ({what})"))?
+        .parse()
+        .map_err(|_| format!("argument {i} ({what}) is not valid: {:?}", args[i]))
+}
+
+/// Entry point of the benchmark partition, run by the partition manager as
+/// `partita __bench-apex-partition RESULT CALLS MAJOR_FRAME_NS WINDOW_NS SPIN_MARGIN_NS
+/// GUARD_NS` (`args` are the words after `__bench-apex-partition`).
+///
+/// The main process creates one object of each kind and two processes: the measuring process
+/// (priority 10) and the hand-off partner (priority 20), then enters NORMAL. The partner
+/// blocks in WAIT_SEMAPHORE at once; the measuring process times `CALLS` calls of every
+/// non-blocking service, then drives `CALLS` semaphore hand-offs and `CALLS` event hand-offs
+/// with the partner, and writes the figures as JSON to `RESULT` (a file under `/dev/shm`; a
+/// set-up error is written there too). Returns 1 only on bad arguments.
+pub fn apex_partition_main(args: &[String]) -> i32 {
+    let path: String = match parg(args, 0, "result file") {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("partita __bench-apex-partition: {e}");
+            return 1;
+        }
+    };
+    let path = PathBuf::from(path);
+    if let Err(e) = apex_partition(args, &path) {
+        eprintln!("partita __bench-apex-partition: {e}");
+        write_result(
+            &path,
+            &WireResult {
+                error: Some(e),
+                ..WireResult::default()
+            },
+        );
+    }
+    // Once in NORMAL mode the main thread never comes back here.
+    0
+}
+
+pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String> {
+    let n: usize = parg(args, 1, "calls")?;
+    let frame: i64 = parg(args, 2, "major frame")?;
+    let window: i64 = parg(args, 3, "window")?;
+    let margin: i64 = parg(args, 4, "spin margin")?;
+    let guard_ns: i64 = parg(args, 5, "edge guard")?;
+    let rt = partita_apex::runtime::get().map_err(|e| {
+        format!(
+            "runtime: {e:?} ({})",
+            partita_apex::runtime::init_error().unwrap_or_default()
+        )
+    })?;
+    fn err(what: &'static str) -> impl Fn(ReturnCode) -> String {
+        move |e| format!("{what}: {e:?}")
+    }
+    let fifo = QueuingDiscipline::Fifo;
+    let sem = api::create_semaphore(&api::name("bench-sem"), 0, 1, fifo)
+        .map_err(err("CREATE_SEMAPHORE"))?;
+    let hsem = api::create_semaphore(&api::name("handoff-sem"), 0, 1, fifo)
+        .map_err(err("CREATE_SEMAPHORE"))?;
+    let hold = api::create_semaphore(&api::name("hold-sem"), 0, 1, fifo)
+        .map_err(err("CREATE_SEMAPHORE"))?;
+    let ev = api::create_event(&api::name("bench-event")).map_err(err("CREATE_EVENT"))?;
+    let hev = api::create_event(&api::name("handoff-event")).map_err(err("CREATE_EVENT"))?;
+    let buf = api::create_buffer(&api::name("bench-buffer"), 64, 4, fifo)
+        .map_err(err("CREATE_BUFFER"))?;
+    let bb = api::create_blackboard(&api::name("bench-blackboard"), 64)
+        .map_err(err("CREATE_BLACKBOARD"))?;
+    let mtx = api::create_mutex(&api::name("bench-mutex"), MUTEX_CEILING, fifo)
+        .map_err(err("CREATE_MUTEX"))?;
+    let park_lowering = match std::env::var("PARTITA_PARK_LOWERING").ok().as_deref() {
+        Some("0") => Some(false),
+        Some("1") => Some(true),
+        _ => rt
+            .control()
+            .map(|c| c.park_lowering.load(Ordering::Acquire) != 0),
+    };
+    // APEX time 0 on the monotonic clock.
+    let epoch = now() - rt.now();
+    let g = Guard {
+        epoch,
+        frame,
+        lo: guard_ns,
+        hi: window - margin - guard_ns,
+    };
+    let sh = Arc::new(Shared {
+        phase: AtomicU32::new(PH_SEM),
+        t0: AtomicI64::new(0),
+        tb: AtomicI64::new(0),
+        wake: [Mutex::new(Vec::new()), Mutex::new(Vec::new())],
+        kept: [AtomicU64::new(0), AtomicU64::new(0)],
+        errors: Mutex::new(Vec::new()),
+    });
+    let attrs = |name: &str, prio: i32| api::Attributes {
+        name: api::name(name),
+        entry: 0,
+        stack_size: STACK,
+        base_priority: prio,
+        period: api::INFINITE_TIME_VALUE,
+        time_capacity: api::INFINITE_TIME_VALUE,
+        deadline: api::DeadlineType::Soft,
+    };
+
+    // The partner: woken by the measuring process, records the instant it runs.
+    let total = n + WARMUP;
+    let h = sh.clone();
+    let partner = api::create_process(&attrs("partner", HIGH_PRIORITY), move || {
+        let note = |s: String| h.errors.lock().unwrap_or_else(|e| e.into_inner()).push(s);
+        for (k, phase) in [PH_SEM, PH_EVT].into_iter().enumerate() {
+            let mut wake = h.wake[k].lock().unwrap_or_else(|e| e.into_inner());
+            wake.reserve(total * 4);
+            loop {
+                let r = if phase == PH_SEM {
+                    h.tb.store(now(), Ordering::Release);
+                    api::wait_semaphore(hsem, api::INFINITE_TIME_VALUE)
+                } else {
+                    if let Err(e) = api::reset_event(hev) {
+                        note(format!("RESET_EVENT (hand-off): {e:?}"));
+                    }
+                    h.tb.store(now(), Ordering::Release);
+                    api::wait_event(hev, api::INFINITE_TIME_VALUE)
+                };
+                let t1 = now();
+                if h.phase.load(Ordering::Acquire) != phase {
+                    break;
+                }
+                if let Err(e) = r {
+                    note(format!("hand-off wait: {e:?}"));
+                }
+                let t0 = h.t0.load(Ordering::Acquire);
+                wake.push((t0, t1));
+                if g.ok(t0, t1) {
+                    h.kept[k].fetch_add(1, Ordering::Release);
+                }
+            }
+        }
+        // Done: sleep for good (nobody signals `hold`).
+        let _ = api::wait_semaphore(hold, api::INFINITE_TIME_VALUE);
+    })
+    .map_err(err("CREATE_PROCESS (partner)"))?;
+
+    let m = sh.clone();
+    let path2 = path.to_path_buf();
+    let measure = api::create_process(&attrs("measure", LOW_PRIORITY), move || {
+        // Let the main thread become the APEX timer thread first (see `partition_main`).
+        std::thread::sleep(Duration::from_millis(1));
+        let r = measure(n, g, &m, (sem, hsem, ev, hev, buf, bb, mtx));
+        let mut r = match r {
+            Ok(r) => r,
+            Err(e) => WireResult {
+                error: Some(e),
+                ..WireResult::default()
+            },
+        };
+        r.park_lowering = park_lowering;
+        r.notes
+            .extend(m.errors.lock().unwrap_or_else(|e| e.into_inner()).drain(..));
+        write_result(&path2, &r);
+        let _ = api::wait_semaphore(hold, api::INFINITE_TIME_VALUE);
+    })
+    .map_err(err("CREATE_PROCESS (measure)"))?;
+    api::start(partner).map_err(err("START (partner)"))?;
+    api::start(measure).map_err(err("START (measure)"))?;
+    api::set_partition_mode(OperatingMode::Normal).map_err(err("SET_PARTITION_MODE"))
+}
+
+type Objects = (
+    partita_apex::core::SemaphoreId,
+    partita_apex::core::SemaphoreId,
+    partita_apex::core::EventId,
+    partita_apex::core::EventId,
+    partita_apex::core::BufferId,
+    partita_apex::core::BlackboardId,
+    partita_apex::core::MutexId,
+);
+
+pub(super) fn empty_pair(n: usize) -> Figures {
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..WARMUP {
+        std::hint::black_box(now());
+    }
+    for _ in 0..n {
+        let t0 = now();
+        let t1 = now();
+        v.push(t1 - t0);
+    }
+    Figures::of(&mut v)
+}
+
+/// The measuring process.
+pub(super) fn measure(
+    n: usize,
+    g: Guard,
+    sh: &Shared,
+    objs: Objects,
+) -> Result<WireResult, String> {
+    let (sem, hsem, ev, hev, buf, bb, mtx) = objs;
+    let pair = empty_pair(n);
+    let mut o = Out {
+        g,
+        n,
+        pair: pair.median,
+        res: WireResult {
+            pair: pair.into(),
+            ..WireResult::default()
+        },
+        a: Samples::new(n * 4),
+        b: Samples::new(n * 4),
+    };
+    let me = api::get_my_id().map_err(|e| format!("GET_MY_ID: {e:?}"))?;
+    let my_name = api::name("measure");
+
+    // Identity and status services.
+    o.one("GET_TIME", true, "", api::get_time, |_| {});
+    o.one("GET_MY_ID", true, "", api::get_my_id, |_| {});
+    o.one(
+        "GET_PARTITION_STATUS",
+        true,
+        "",
+        api::get_partition_status,
+        |_| {},
+    );
+    o.one(
+        "GET_PROCESS_ID",
+        true,
+        "own name, 2 processes",
+        || api::get_process_id(&my_name),
+        |_| {},
+    );
+    o.one(
+        "GET_PROCESS_STATUS",
+        true,
+        "own id",
+        || api::get_process_status(me),
+        |_| {},
+    );
+    o.one("GET_MY_INDEX", true, "", api::get_my_index, |_| {});
+    o.one(
+        "GET_MY_PROCESSOR_CORE_ID",
+        true,
+        "",
+        api::get_my_processor_core_id,
+        |_| {},
+    );
+    let names = [
+        api::name("bench-sem"),
+        api::name("bench-event"),
+        api::name("bench-buffer"),
+        api::name("bench-blackboard"),
+        api::name("bench-mutex"),
+    ];
+    o.one(
+        "GET_SEMAPHORE_ID",
+        true,
+        "3 semaphores",
+        || api::get_semaphore_id(&names[0]),
+        |_| {},
+    );
+    o.one(
+        "GET_SEMAPHORE_STATUS",
+        true,
+        "",
+        || api::get_semaphore_status(sem),
+        |_| {},
+    );
+    o.one(
+        "GET_EVENT_ID",
+        true,
+        "2 events",
+        || api::get_event_id(&names[1]),
+        |_| {},
+    );
+    o.one(
+        "GET_EVENT_STATUS",
+        true,
+        "",
+        || api::get_event_status(ev),
+        |_| {},
+    );
+    o.one(
+        "GET_BUFFER_ID",
+        true,
+        "",
+        || api::get_buffer_id(&names[2]),
+        |_| {},
+    );
+    o.one(
+        "GET_BUFFER_STATUS",
+        true,
+        "",
+        || api::get_buffer_status(buf),
+        |_| {},
+    );
+    o.one(
+        "GET_BLACKBOARD_ID",
+        true,
+        "",
+        || api::get_blackboard_id(&names[3]),
+        |_| {},
+    );
+    o.one(
+        "GET_BLACKBOARD_STATUS",
+        true,
+        "",
+        || api::get_blackboard_status(bb),
+        |_| {},
+    );
+    o.one(
+        "GET_MUTEX_ID",
+        true,
+        "",
+        || api::get_mutex_id(&names[4]),
+        |_| {},
+    );
+    o.one(
+        "GET_MUTEX_STATUS",
+        true,
+        "",
+        || api::get_mutex_status(mtx),
+        |_| {},
+    );
+
+    // Operations that do not block.
+    o.two(
+        ("SIGNAL_SEMAPHORE", "WAIT_SEMAPHORE"),
+        ("nobody waiting", "available, time-out 0"),
+        || api::signal_semaphore(sem),
+        || api::wait_semaphore(sem, 0),
+    );
+    o.two(
+        ("SET_EVENT", "RESET_EVENT"),
+        ("nobody waiting", ""),
+        || api::set_event(ev),
+        || api::reset_event(ev),
+    );
+    let msg = [0x5au8; 16];
+    let mut out = [0u8; 64];
+    o.two(
+        ("DISPLAY_BLACKBOARD", "READ_BLACKBOARD"),
+        ("16 bytes", "non-empty, time-out 0"),
+        || api::display_blackboard(bb, &msg),
+        || api::read_blackboard(bb, 0, &mut out).map(|_| ()),
+    );
+    let mut out = [0u8; 64];
+    o.two(
+        ("SEND_BUFFER", "RECEIVE_BUFFER"),
+        ("16 bytes, room, time-out 0", "1 message, time-out 0"),
+        || api::send_buffer(buf, &msg, 0),
+        || api::receive_buffer(buf, 0, &mut out).map(|_| ()),
+    );
+    o.two(
+        ("ACQUIRE_MUTEX", "RELEASE_MUTEX"),
+        ("free, time-out 0", ""),
+        || api::acquire_mutex(mtx, 0),
+        || api::release_mutex(mtx),
+    );
+    o.two(
+        ("LOCK_PREEMPTION", "UNLOCK_PREEMPTION"),
+        ("level 0 -> 1", "level 1 -> 0"),
+        api::lock_preemption,
+        api::unlock_preemption,
+    );
+    let text = b"partita bench apex";
+    o.one(
+        "REPORT_APPLICATION_MESSAGE",
+        false,
+        "18 bytes: one write(2) to the report pipe",
+        || api::report_application_message(text),
+        // Lets the manager drain the pipe: a full pipe would block the calls.
+        |i| {
+            if i % REPORT_BATCH == 0 {
+                std::thread::sleep(REPORT_PAUSE);
+            }
+        },
+    );
+
+    // Hand-offs: semaphore, then event. The partner (higher priority) waits; each waking call
+    // preempts us, the partner records its first instant and blocks again, which resumes us.
+    let need = (n + WARMUP) as u64;
+    let limit = (n + WARMUP) * 4;
+    let mut block = [Samples::new(limit), Samples::new(limit)];
+    for (k, phase) in [PH_SEM, PH_EVT].into_iter().enumerate() {
+        let b = &mut block[k];
+        let mut sent = 0;
+        while (sh.kept[k].load(Ordering::Acquire) < need || (b.v.len() as u64) < need)
+            && sent < limit
+        {
+            sent += 1;
+            sh.t0.store(now(), Ordering::Release);
+            let r = if phase == PH_SEM {
+                api::signal_semaphore(hsem)
+            } else {
+                api::set_event(hev)
+            };
+            let t2 = now();
+            b.add(&g, sh.tb.load(Ordering::Acquire), t2, r);
+        }
+        // Moves the partner on to the next phase (or to its final sleep).
+        sh.phase.store(phase + 1, Ordering::Release);
+        let _ = if phase == PH_SEM {
+            api::signal_semaphore(hsem)
+        } else {
+            api::set_event(hev)
+        };
+    }
+    // The partner now sleeps for good and has released `wake`.
+    let labels = [
+        (
+            "SIGNAL_SEMAPHORE -> WAIT_SEMAPHORE",
+            "WAIT_SEMAPHORE -> SIGNAL_SEMAPHORE",
+        ),
+        ("SET_EVENT -> WAIT_EVENT", "WAIT_EVENT -> SET_EVENT"),
+    ];
+    for (k, b) in block.iter_mut().enumerate() {
+        let wake = std::mem::take(&mut *sh.wake[k].lock().unwrap_or_else(|e| e.into_inner()));
+        let mut w = Samples::new(wake.len());
+        for (t0, t1) in wake {
+            w.add::<()>(&g, t0, t1, Ok(()));
+        }
+        let wf = w.figures(WARMUP, o.pair);
+        // The first block sample spans the partner's start: part of the warm-up.
+        let bf = b.figures(WARMUP, o.pair);
+        if let Some(e) = b.first_error {
+            o.res.notes.push(format!(
+                "{}: {} calls failed (first: {e:?})",
+                labels[k].0, b.errors
+            ));
+        }
+        o.res
+            .handoffs
+            .push((labels[k].0.into(), "wake".into(), wf.into(), w.dropped));
+        o.res
+            .handoffs
+            .push((labels[k].1.into(), "block".into(), bf.into(), b.dropped));
+    }
+    Ok(o.res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_keeps_samples_inside_the_window() {
+        let g = Guard {
+            epoch: 1_000,
+            frame: 10_000,
+            lo: 100,
+            hi: 8_000,
+        };
+        assert!(g.ok(1_000 + 200, 1_000 + 7_000));
+        assert!(g.ok(1_000 + 10_200, 1_000 + 10_300));
+        // Too close to the start, past the switcher's wake-up, across frames, before time 0.
+        assert!(!g.ok(1_000 + 50, 1_000 + 500));
+        assert!(!g.ok(1_000 + 7_900, 1_000 + 8_100));
+        assert!(!g.ok(1_000 + 7_000, 1_000 + 10_200));
+        assert!(!g.ok(500, 1_200));
+    }
+}
