@@ -12,6 +12,7 @@ pub mod control;
 pub mod fault;
 pub mod futex;
 pub mod guard;
+pub mod isolation;
 pub mod proc;
 pub mod sched;
 pub mod shm;
