@@ -226,13 +226,7 @@ fn run(
     }
 }
 
-fn process(
-    sinks: &Sinks,
-    parts: &[Arc<Partition>],
-    epoch: &AtomicU64,
-    hm: &Hm,
-    s: &mut Source,
-) {
+fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, s: &mut Source) {
     match s.kind {
         Kind::Stdout | Kind::Stderr => {
             let mut start = 0;

@@ -162,7 +162,11 @@ impl RunReport {
                 } else {
                     String::new()
                 },
-                if self.hm.shutdown { ", module SHUTDOWN" } else { "" },
+                if self.hm.shutdown {
+                    ", module SHUTDOWN"
+                } else {
+                    ""
+                },
                 if st.file_errors > 0 {
                     format!(", {} records NOT written to the log file", st.file_errors)
                 } else {

@@ -224,6 +224,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let mut interrupted = false;
     let mut seen_work = 0;
     let mut seen_hm_work = 0;
+    let mut oom: Vec<Option<OomSeen>> = vec![None; parts.len()];
     loop {
         if let Some(s) = &opts.stop {
             if s.load(Ordering::Acquire) {
@@ -266,13 +267,10 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             );
             output.event(&hm_line(&rec));
         }
-        reap(&parts, &output, &hm);
-        watch_memory(&parts, &output, &hm);
+        reap(&parts, &output, &hm, &mut oom);
+        watch_memory(&parts, &output, &hm, &mut oom);
         if hm.shutdown_requested() {
-            output.event(&format!(
-                "module {}: health monitor SHUTDOWN",
-                plan.name
-            ));
+            output.event(&format!("module {}: health monitor SHUTDOWN", plan.name));
             break;
         }
         if hm.take_reset() {
@@ -310,7 +308,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     partita_sys::futex::wake(&shared.stop, u32::MAX, false);
     let stats: Vec<CoreStats> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
     let ran_ns = monotonic_ns().saturating_sub(epoch);
-    reap(&parts, &output, &hm);
+    reap(&parts, &output, &hm, &mut oom);
     // Kill everything first, then wait: see `Partition::signal_kill`.
     for p in &parts {
         p.signal_kill();
@@ -423,7 +421,7 @@ fn mode_name(m: u32) -> &'static str {
 /// Reaps partitions that ended on their own and hands each death to the health monitor: an
 /// OOM kill in its memory cgroup is MEMORY_VIOLATION (memory limit), otherwise the exit is
 /// classified by [`hm::classify_exit`].
-fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm) {
+fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<OomSeen>]) {
     while let Some((pid, how)) = partita_sys::proc::try_wait(-1) {
         for p in parts {
             let mut d = p.state.lock().expect("partition state");
@@ -437,7 +435,12 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm) {
                     // Its other processes (if any) go with it.
                     p.signal_kill();
                     let state = hm::state_of(hm, p, None);
-                    let (code, detection, message) = match hm.new_oom_kills(p.index, p) {
+                    let mut kills = hm.new_oom_kills(p.index, p);
+                    if let Some(seen) = oom[p.index].take() {
+                        let (n, f) = kills.unwrap_or((0, seen.failcnt));
+                        kills = Some((n + seen.kills, f));
+                    }
+                    let (code, detection, message) = match kills {
                         Some((n, failcnt)) => (
                             partita_config::model::ErrorCode::MemoryViolation,
                             Detection::MemoryLimit,
@@ -472,15 +475,42 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm) {
     }
 }
 
-/// OOM kills of a partition that is still alive (a forked child or a thread group of the
-/// partition was killed by the memory cgroup): MEMORY_VIOLATION at partition level.
-fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm) {
+/// OOM kills seen in a partition's memory cgroup and not yet attributed.
+#[derive(Debug, Clone, Copy)]
+struct OomSeen {
+    kills: u64,
+    failcnt: u64,
+    since: u64,
+}
+
+/// How long an OOM kill may wait for the death of the partition's main process before it is
+/// reported as the kill of another process of a partition that lives on.
+const OOM_ATTRIBUTION_NS: u64 = 100_000_000;
+
+/// OOM kills of a partition that is still alive (a forked child of the partition was killed
+/// by the memory cgroup): MEMORY_VIOLATION at partition level. A kill is first held for
+/// [`OOM_ATTRIBUTION_NS`]: if the main process dies meanwhile, [`reap`] reports the death as
+/// the memory-limit error.
+fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<OomSeen>]) {
+    let now = monotonic_ns();
     for p in parts {
-        if p.memory_group.is_none() || p.state.lock().expect("partition state").life != Life::Live
-        {
+        if p.memory_group.is_none() || p.state.lock().expect("partition state").life != Life::Live {
             continue;
         }
         if let Some((n, failcnt)) = hm.new_oom_kills(p.index, p) {
+            let e = oom[p.index].get_or_insert(OomSeen {
+                kills: 0,
+                failcnt,
+                since: now,
+            });
+            e.kills += n;
+            e.failcnt = failcnt;
+        }
+        let due = oom[p.index].is_some_and(|e| now.saturating_sub(e.since) >= OOM_ATTRIBUTION_NS);
+        if let Some(OomSeen {
+            kills: n, failcnt, ..
+        }) = oom[p.index].take_if(|_| due)
+        {
             let rec = hm.raise(
                 parts,
                 Detected {

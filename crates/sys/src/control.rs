@@ -140,7 +140,11 @@ impl Mailbox {
         for (i, w) in self.reply.iter().enumerate() {
             let mut b = [0u8; 8];
             for (j, x) in b.iter_mut().enumerate() {
-                *x = bytes.get(i * 8 + j).copied().filter(|_| i * 8 + j < n).unwrap_or(0);
+                *x = bytes
+                    .get(i * 8 + j)
+                    .copied()
+                    .filter(|_| i * 8 + j < n)
+                    .unwrap_or(0);
             }
             w.store(u64::from_le_bytes(b), Ordering::Relaxed);
         }

@@ -216,7 +216,8 @@ impl Logbook {
     /// The record with sequence number `seq`, if still in memory.
     pub fn get(&self, seq: u64) -> Option<&LogRecord> {
         let first = self.records.front()?.seq;
-        self.records.get(usize::try_from(seq.checked_sub(first)?).ok()?)
+        self.records
+            .get(usize::try_from(seq.checked_sub(first)?).ok()?)
     }
 
     /// Counters.
@@ -381,7 +382,10 @@ mod tests {
             lb.push(record(s));
         }
         let st = lb.status();
-        assert_eq!((st.total, st.first, st.kept, st.evicted), (n, 10, MEMORY_CAPACITY as u64, 10));
+        assert_eq!(
+            (st.total, st.first, st.kept, st.evicted),
+            (n, 10, MEMORY_CAPACITY as u64, 10)
+        );
         assert!(lb.get(9).is_none());
         assert_eq!(lb.get(10).unwrap().seq, 10);
         assert_eq!(lb.get(n - 1).unwrap().seq, n - 1);
@@ -391,11 +395,18 @@ mod tests {
         assert_eq!(back[3], record(3));
         // Corrupt and future-version lines are typed errors naming the line.
         std::fs::write(&path, "{\"v\":1}\n").unwrap();
-        assert!(matches!(read_log(&path), Err(LogReadError::Corrupt { line: 1, .. })));
+        assert!(matches!(
+            read_log(&path),
+            Err(LogReadError::Corrupt { line: 1, .. })
+        ));
         std::fs::write(&path, "\n{\"v\":9}\n").unwrap();
         assert!(matches!(
             read_log(&path),
-            Err(LogReadError::Version { line: 2, version: 9, .. })
+            Err(LogReadError::Version {
+                line: 2,
+                version: 9,
+                ..
+            })
         ));
         assert!(matches!(
             read_log(&dir.join("missing")),

@@ -362,12 +362,33 @@ mod tests {
 
     #[test]
     fn exit_classification() {
-        assert_eq!(classify_exit(ExitKind::Signaled(11)), ErrorCode::MemoryViolation);
-        assert_eq!(classify_exit(ExitKind::Signaled(7)), ErrorCode::MemoryViolation);
-        assert_eq!(classify_exit(ExitKind::Signaled(8)), ErrorCode::NumericError);
-        assert_eq!(classify_exit(ExitKind::Signaled(4)), ErrorCode::HardwareFault);
-        assert_eq!(classify_exit(ExitKind::Signaled(31)), ErrorCode::IllegalRequest);
-        assert_eq!(classify_exit(ExitKind::Signaled(9)), ErrorCode::HardwareFault);
-        assert_eq!(classify_exit(ExitKind::Exited(3)), ErrorCode::ApplicationError);
+        assert_eq!(
+            classify_exit(ExitKind::Signaled(11)),
+            ErrorCode::MemoryViolation
+        );
+        assert_eq!(
+            classify_exit(ExitKind::Signaled(7)),
+            ErrorCode::MemoryViolation
+        );
+        assert_eq!(
+            classify_exit(ExitKind::Signaled(8)),
+            ErrorCode::NumericError
+        );
+        assert_eq!(
+            classify_exit(ExitKind::Signaled(4)),
+            ErrorCode::HardwareFault
+        );
+        assert_eq!(
+            classify_exit(ExitKind::Signaled(31)),
+            ErrorCode::IllegalRequest
+        );
+        assert_eq!(
+            classify_exit(ExitKind::Signaled(9)),
+            ErrorCode::HardwareFault
+        );
+        assert_eq!(
+            classify_exit(ExitKind::Exited(3)),
+            ErrorCode::ApplicationError
+        );
     }
 }

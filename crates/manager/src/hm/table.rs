@@ -231,7 +231,10 @@ pub fn decide(
         },
         ErrorLevel::Partition => match action(ptable, s, identifier) {
             Some(a) => (Decision::Partition(a), true),
-            None => (Decision::Partition(origin.default_partition_action()), false),
+            None => (
+                Decision::Partition(origin.default_partition_action()),
+                false,
+            ),
         },
     };
     Lookup {
@@ -289,7 +292,11 @@ mod tests {
                     description: None,
                     actions: vec![
                         act(10, PartitionAction::ColdStart, None),
-                        act(12, PartitionAction::WarmStart, Some(ErrorCode::DeadlineMissed)),
+                        act(
+                            12,
+                            PartitionAction::WarmStart,
+                            Some(ErrorCode::DeadlineMissed),
+                        ),
                         act(13, PartitionAction::Idle, Some(ErrorCode::MemoryViolation)),
                     ],
                 }],
@@ -369,7 +376,13 @@ mod tests {
         );
         assert_eq!(l.decision, Decision::Module(ModuleAction::Reset));
         // In another state nothing is configured: POWER_FAIL defaults to module SHUTDOWN.
-        let l = decide(&t, SystemState::Os, ErrorCode::PowerFail, None, Origin::Module);
+        let l = decide(
+            &t,
+            SystemState::Os,
+            ErrorCode::PowerFail,
+            None,
+            Origin::Module,
+        );
         assert_eq!(l.identifier, 7);
         assert_eq!(l.decision, Decision::Module(ModuleAction::Shutdown));
         assert!(!l.level_configured && !l.action_configured);
@@ -387,7 +400,10 @@ mod tests {
             d(ErrorCode::NumericError, Origin::PartitionRuntime),
             Decision::Partition(PartitionAction::Ignore)
         );
-        assert_eq!(d(ErrorCode::IllegalRequest, Origin::Refused), Decision::Process);
+        assert_eq!(
+            d(ErrorCode::IllegalRequest, Origin::Refused),
+            Decision::Process
+        );
     }
 
     #[test]
