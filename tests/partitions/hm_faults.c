@@ -6,6 +6,7 @@
  *   fpe | segv | ill | stack | apperr   an APEX process (no error handler) divides by zero,
  *                              writes through NULL, executes an illegal instruction, overflows
  *                              its stack, or raises an APPLICATION_ERROR (runtime-escalated)
+ *   handled                    like fpe, with an error handler that prints "HANDLED <NAME> code=<c>"
  *   deadline                   a process with a 5 ms HARD deadline spins 20 ms
  *   exit                       a process calls _exit(3): the partition process dies
  *   segv-main                  the main process writes through NULL before NORMAL: it dies
@@ -140,6 +141,20 @@ static void intruder_step(int n)
     fflush(stdout);
 }
 
+static void handler(void)
+{
+    ERROR_STATUS_TYPE es;
+    RETURN_CODE_TYPE rc;
+    for (;;) {
+        GET_ERROR_STATUS(&es, &rc);
+        if (rc != NO_ERROR)
+            break;
+        printf("HANDLED %s code=%d\n", name, (int)es.ERROR_CODE);
+        fflush(stdout);
+    }
+    STOP_SELF();
+}
+
 static void worker(void)
 {
     RETURN_CODE_TYPE rc;
@@ -168,7 +183,7 @@ static void worker(void)
             continue;
         printf("FAULT %s %s\n", name, mode);
         fflush(stdout);
-        if (!strcmp(mode, "fpe"))
+        if (!strcmp(mode, "fpe") || !strcmp(mode, "handled"))
             printf("%d\n", seven / zero);
         else if (!strcmp(mode, "segv"))
             *(volatile int *)(size_t)zero = 1;
@@ -218,6 +233,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (!strcmp(mode, "segv-main"))
         *(volatile int *)(size_t)zero = 1;
+    if (!strcmp(mode, "handled")) {
+        CREATE_ERROR_HANDLER((SYSTEM_ADDRESS_TYPE)handler, 65536, &rc);
+        if (rc != NO_ERROR)
+            printf("CREATE_ERROR_HANDLER rc=%d\n", (int)rc);
+    }
     memset(&a, 0, sizeof a);
     strncpy(a.NAME, "worker", sizeof a.NAME);
     a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)worker;

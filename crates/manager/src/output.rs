@@ -293,6 +293,7 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
                     1 => "application message",
                     2 => "deadline missed",
                     3 => "partition-level error",
+                    5 => "process-level error",
                     _ => "report",
                 };
                 let line = format!(
@@ -347,8 +348,9 @@ fn health_record(
             Origin::Process,
             Detection::DeadlineRecord,
         ),
-        3 => match hm::parse_partition_error(msg) {
-            Some(c) => (c, Origin::PartitionRuntime, Detection::RuntimeError),
+        3 | 5 => match hm::parse_partition_error(msg) {
+            Some(c) if kind == 3 => (c, Origin::PartitionRuntime, Detection::RuntimeError),
+            Some(c) => (c, Origin::Handled, Detection::ProcessError),
             None => {
                 parts[part].output.lock().expect("counters").bad_reports += 1;
                 return;

@@ -25,6 +25,8 @@ pub const MEMORY_CAPACITY: usize = 1024;
 pub enum Detection {
     /// A deadline-miss record of the partition runtime (process level).
     DeadlineRecord,
+    /// An error the partition runtime gave to the partition's error handler (process level).
+    ProcessError,
     /// An error the partition runtime escalated to partition level.
     RuntimeError,
     /// The partition's Linux process ended (signal or exit status).

@@ -77,6 +77,9 @@ impl SystemState {
 /// Where an error comes from, which decides its defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
+    /// An error the partition runtime already gave to the partition's error handler: handled
+    /// at PROCESS level whatever the tables say (recorded only).
+    Handled,
     /// A runtime record at process level (a deadline miss the runtime also gives to the
     /// partition's error handler when it has one).
     Process,
@@ -98,7 +101,7 @@ impl Origin {
     /// otherwise.
     pub fn default_level(self) -> ErrorLevel {
         match self {
-            Origin::Process | Origin::Refused => ErrorLevel::Process,
+            Origin::Handled | Origin::Process | Origin::Refused => ErrorLevel::Process,
             Origin::Module => ErrorLevel::Module,
             Origin::PartitionRuntime | Origin::PartitionDied => ErrorLevel::Partition,
         }
@@ -212,6 +215,9 @@ pub fn decide(
         .and_then(|e| e.errors.iter().find(|l| l.error == identifier))
         .map(|l| l.level);
     let mut level = configured_level.unwrap_or_else(|| origin.default_level());
+    if origin == Origin::Handled {
+        level = ErrorLevel::Process;
+    }
     // The runtime has no handler for it (or the partition is gone): process level is not
     // available any more.
     if level == ErrorLevel::Process
@@ -404,6 +410,15 @@ mod tests {
             d(ErrorCode::IllegalRequest, Origin::Refused),
             Decision::Process
         );
+        // Taken by the error handler: process level even where the table says PARTITION.
+        let l = decide(
+            &t,
+            SystemState::ProcessExecution,
+            ErrorCode::NumericError,
+            Some(1),
+            Origin::Handled,
+        );
+        assert_eq!(l.decision, Decision::Process);
     }
 
     #[test]
