@@ -21,7 +21,7 @@ use std::sync::Mutex;
 pub const REPLY_TIMEOUT_NS: u64 = 2_000_000_000;
 
 /// Bytes of a logbook entry's message that a [`HmLogEntry`] carries at most.
-pub const HM_LOG_MESSAGE_SIZE: usize = 240;
+pub const HM_LOG_MESSAGE_SIZE: usize = crate::types::HM_LOG_MESSAGE_SIZE;
 
 /// Status of a partition as the manager sees it (GET_A_PARTITION_STATUS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,81 +4,8 @@
 
 use super::*;
 use crate::system::{self, HM_LOG_MESSAGE_SIZE};
+use crate::types::{APartitionStatusType, HmLogEntryType, HmLogStatusType};
 use partita_apex_core::OperatingMode;
-
-/// `A_PARTITION_STATUS_TYPE`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct APartitionStatusType {
-    /// PERIOD.
-    pub period: SystemTimeType,
-    /// DURATION.
-    pub duration: SystemTimeType,
-    /// IDENTIFIER.
-    pub identifier: PartitionIdType,
-    /// LOCK_LEVEL.
-    pub lock_level: LockLevelType,
-    /// OPERATING_MODE.
-    pub operating_mode: OperatingModeType,
-    /// START_CONDITION.
-    pub start_condition: StartConditionType,
-    /// NUM_ASSIGNED_CORES.
-    pub num_assigned_cores: NumCoresType,
-    /// RESTARTS.
-    pub restarts: ApexUnsigned,
-    /// HM_EVENTS.
-    pub hm_events: ApexLongInteger,
-    /// WINDOWS.
-    pub windows: ApexLongInteger,
-    /// HAS_PROCESS.
-    pub has_process: ApexUnsigned,
-    /// SYSTEM_PARTITION.
-    pub system_partition: ApexUnsigned,
-}
-
-/// `HM_LOG_STATUS_TYPE`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct HmLogStatusType {
-    /// TOTAL.
-    pub total: ApexLongInteger,
-    /// FIRST_INDEX.
-    pub first_index: ApexLongInteger,
-    /// KEPT.
-    pub kept: ApexLongInteger,
-    /// EVICTED.
-    pub evicted: ApexLongInteger,
-    /// CAPACITY.
-    pub capacity: ApexLongInteger,
-}
-
-/// `HM_LOG_ENTRY_TYPE`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HmLogEntryType {
-    /// INDEX.
-    pub index: ApexLongInteger,
-    /// TIME.
-    pub time: SystemTimeType,
-    /// PARTITION_ID.
-    pub partition_id: PartitionIdType,
-    /// PROCESS_ID.
-    pub process_id: ProcessIdType,
-    /// SYSTEM_STATE.
-    pub system_state: ApexUnsigned,
-    /// ERROR_CODE.
-    pub error_code: ErrorCodeType,
-    /// ERROR_LEVEL.
-    pub error_level: ApexUnsigned,
-    /// ACTION.
-    pub action: ApexUnsigned,
-    /// ERROR_IDENTIFIER.
-    pub error_identifier: ApexUnsigned,
-    /// LENGTH.
-    pub length: ApexUnsigned,
-    /// MESSAGE.
-    pub message: [ApexByte; HM_LOG_MESSAGE_SIZE],
-}
 
 /// GET_A_PARTITION_STATUS.
 #[no_mangle]
