@@ -16,6 +16,8 @@
  *   system TARGET_ID           system partition: reads the logbook, reads TARGET's status,
  *                              sets it IDLE, then COLD_START, and reads its status again
  *   intruder TARGET_ID         a normal partition calling the system-partition services
+ *   flood                      writes 5000 forged partition-error records on its report channel
+ *                              (fd 4) in its second activation: "FLOODED <n>" 
  * The fault modes fault in their second activation, so the partition reaches NORMAL first. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,7 +203,23 @@ static void worker(void)
             _exit(3);
         else if (!strcmp(mode, "sigsys"))
             die_by_seccomp();
-        else if (!strcmp(mode, "oom")) {
+        else if (!strcmp(mode, "flood")) {
+            static const char text[] = "NUMERIC_ERROR (2): forged";
+            unsigned char rec[4 + 13 + sizeof text - 1];
+            unsigned int len = 13 + sizeof text - 1;
+            int sent = 0;
+            memset(rec, 0, sizeof rec);
+            memcpy(rec, &len, 4);
+            rec[4] = 3;
+            memcpy(rec + 17, text, sizeof text - 1);
+            for (int i = 0; i < 5000; i++)
+                if (write(4, rec, sizeof rec) == (ssize_t)sizeof rec)
+                    sent++;
+            printf("FLOODED %d\n", sent);
+            fflush(stdout);
+            for (;;)
+                PERIODIC_WAIT(&rc);
+        } else if (!strcmp(mode, "oom")) {
             for (;;) {
                 char *p = malloc(1 << 20);
                 if (p)

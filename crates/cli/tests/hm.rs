@@ -546,7 +546,12 @@ fn a_system_partition_reads_status_sets_modes_and_reads_the_log_and_a_normal_one
     sys.args = vec!["2".into()];
     let mut intruder = p("intruder", "intruder", (60, 20));
     intruder.args = vec!["2".into()];
-    let parts = [sys, p("victim", "fpe", (30, 20)), intruder];
+    let parts = [
+        sys,
+        p("victim", "fpe", (30, 20)),
+        intruder,
+        p("flood", "flood", (85, 10)),
+    ];
     let m = module(&dir, "system", 100, &parts, "");
     let (out, report) = run(&dir, &m, &["--duration", "1500ms"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -617,6 +622,20 @@ fn a_system_partition_reads_status_sets_modes_and_reads_the_log_and_a_normal_one
     assert_eq!(partition(&report, "intruder")["mode"], "NORMAL");
     assert_eq!(partition(&report, "victim")["restarts"], 1);
     assert!(of(&log, "super").is_empty(), "{log:?}");
+    // A partition forging 5000 error records cannot flood the logbook: at most 200 per second
+    // are recorded, the rest counted.
+    assert!(line("FLOODED").contains("FLOODED 5000"), "{}", text(&out));
+    let flood = of(&log, "flood").len() as u64;
+    let suppressed = report["hm"]["suppressed"].as_u64().unwrap();
+    assert!(flood <= 2 * 200, "{flood} records");
+    // (plus, maybe, a deadline the flooding process missed meanwhile)
+    assert!(
+        (5000..5010).contains(&(flood + suppressed)),
+        "{flood} + {suppressed}"
+    );
+    assert!(suppressed >= 5000 - 2 * 200, "{suppressed}");
+    let events = partition(&report, "flood")["hm_events"].as_u64().unwrap();
+    assert!((5000..5010).contains(&events), "{events}");
 }
 
 #[test]

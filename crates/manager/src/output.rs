@@ -371,7 +371,9 @@ fn health_record(
             message: msg.to_string(),
         },
     );
-    emit_module(sinks, now_rel(epoch), &hm_line(&rec));
+    if let Some(rec) = rec {
+        emit_module(sinks, now_rel(epoch), &hm_line(&rec));
+    }
 }
 
 /// The module-log line of an HM event.

@@ -239,6 +239,12 @@ impl Partition {
             .store(control::mode::NO_REQUEST, Ordering::Relaxed);
         c.processes.store(0, Ordering::Relaxed);
         c.lock_level.store(0, Ordering::Relaxed);
+        // A fresh incarnation starts with an empty extension mailbox.
+        c.mbox
+            .state
+            .store(control::mailbox::IDLE, Ordering::Relaxed);
+        c.mbox.seq.store(0, Ordering::Relaxed);
+        c.mbox.reply_seq.store(0, Ordering::Relaxed);
         c.magic.store(control::MAGIC, Ordering::Release);
     }
 

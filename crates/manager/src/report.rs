@@ -147,11 +147,16 @@ impl RunReport {
             );
         }
         let st = &self.hm.status;
-        if st.total > 0 || self.hm.shutdown || self.hm.module_resets > 0 {
+        if st.total > 0 || self.hm.shutdown || self.hm.module_resets > 0 || self.hm.suppressed > 0 {
             let _ = writeln!(
                 s,
-                "  health monitor: {} events{}{}{}{}",
+                "  health monitor: {} events{}{}{}{}{}",
                 st.total,
+                if self.hm.suppressed > 0 {
+                    format!(" (+{} not recorded: rate limit)", self.hm.suppressed)
+                } else {
+                    String::new()
+                },
                 if st.evicted > 0 {
                     format!(" ({} oldest not kept in memory)", st.evicted)
                 } else {

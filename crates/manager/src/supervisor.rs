@@ -265,7 +265,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                     message: "simulated power failure".into(),
                 },
             );
-            output.event(&hm_line(&rec));
+            if let Some(rec) = rec {
+                output.event(&hm_line(&rec));
+            }
         }
         reap(&parts, &output, &hm, &mut oom);
         watch_memory(&parts, &output, &hm, &mut oom);
@@ -467,7 +469,9 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                             message,
                         },
                     );
-                    output.event(&hm_line(&rec));
+                    if let Some(rec) = rec {
+                        output.event(&hm_line(&rec));
+                    }
                 }
                 break;
             }
@@ -526,7 +530,9 @@ fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [O
                     ),
                 },
             );
-            output.event(&hm_line(&rec));
+            if let Some(rec) = rec {
+                output.event(&hm_line(&rec));
+            }
         }
     }
 }

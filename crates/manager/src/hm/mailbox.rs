@@ -84,17 +84,20 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
                 message: what.clone(),
             },
         );
-        note = Some(format!(
-            "HM: partition {} {what}: {} ({}, action {})",
-            me.spec.name,
-            if known {
-                "INVALID_CONFIG"
-            } else {
-                "INVALID_PARAM"
-            },
-            rec.code.as_str(),
-            rec.action.name()
-        ));
+        note = rec.map(|rec| {
+            format!(
+                "HM #{}: partition {} {what}: {} ({}, action {})",
+                rec.seq,
+                me.spec.name,
+                if known {
+                    "INVALID_CONFIG"
+                } else {
+                    "INVALID_PARAM"
+                },
+                rec.code.as_str(),
+                rec.action.name()
+            )
+        });
         (
             if known {
                 rc::INVALID_CONFIG

@@ -78,6 +78,42 @@ pub(crate) struct Hm {
     events: Vec<AtomicU64>,
     /// `oom_kill` count of each partition's memory cgroup already accounted for.
     oom_seen: Vec<AtomicU64>,
+    /// Per partition: (start of the current second, records in it).
+    rate: Vec<Mutex<(u64, u64)>>,
+    /// Events acted upon but not recorded (rate limit).
+    suppressed: AtomicU64,
+}
+
+/// Records per partition and second at most: a partition flooding its report channel or the
+/// mailbox cannot flood the logbook. Events beyond are still acted upon, and counted.
+pub const RECORDS_PER_SECOND: u64 = 200;
+
+/// What a partition action does to a partition in life-cycle state `life`: the action
+/// recorded, and the new state (none: unchanged). A partition whose process is gone cannot
+/// be ignored: IGNORE leaves it IDLE. An IDLE partition stays IDLE (a late record of a
+/// stopped incarnation changes nothing).
+pub(crate) fn plan_partition_action(
+    life: Life,
+    a: PartitionAction,
+    origin: Origin,
+) -> (Action, Option<Life>) {
+    let dead = life == Life::Dead || origin == Origin::PartitionDied;
+    let action = match a {
+        PartitionAction::Ignore if dead => Action::Idle,
+        PartitionAction::Ignore => return (Action::Ignore, None),
+        PartitionAction::Idle => Action::Idle,
+        PartitionAction::ColdStart => Action::ColdStart,
+        PartitionAction::WarmStart => Action::WarmStart,
+    };
+    if life == Life::Idle {
+        return (Action::Idle, None);
+    }
+    let next = match action {
+        Action::Idle => Life::Idle,
+        Action::ColdStart => Life::RestartPending(mode::COLD_START),
+        _ => Life::RestartPending(mode::WARM_START),
+    };
+    (action, Some(next))
 }
 
 /// The health-monitor part of the run report.
@@ -95,6 +131,8 @@ pub struct HmReport {
     pub module_resets: u32,
     /// The health monitor shut the module down (CLI exit code 7).
     pub shutdown: bool,
+    /// Events acted upon but not recorded: a partition exceeded [`RECORDS_PER_SECOND`].
+    pub suppressed: u64,
 }
 
 impl Hm {
@@ -118,6 +156,8 @@ impl Hm {
             module_request: AtomicU32::new(MODULE_NONE),
             events: (0..parts).map(|_| AtomicU64::new(0)).collect(),
             oom_seen: (0..parts).map(|_| AtomicU64::new(0)).collect(),
+            rate: (0..parts).map(|_| Mutex::new((0, 0))).collect(),
+            suppressed: AtomicU64::new(0),
         })
     }
 
@@ -131,8 +171,9 @@ impl Hm {
         self.started.load(Ordering::Acquire)
     }
 
-    /// Records `d`, decides and sets the action in motion. Returns the record.
-    pub fn raise(&self, parts: &[Arc<Partition>], d: Detected) -> LogRecord {
+    /// Records `d`, decides and sets the action in motion. Returns the record, or `None` when
+    /// the partition's record rate is exceeded (the action is still carried out; counted).
+    pub fn raise(&self, parts: &[Arc<Partition>], d: Detected) -> Option<LogRecord> {
         let lookup = table::decide(&self.tables, d.state, d.code, d.partition, d.origin);
         let part = d.partition.and_then(|i| parts.get(i));
         let action = match lookup.decision {
@@ -154,6 +195,10 @@ impl Hm {
         if let Some(i) = d.partition {
             if let Some(c) = self.events.get(i) {
                 c.fetch_add(1, Ordering::Relaxed);
+            }
+            if !self.admit(i) {
+                self.suppressed.fetch_add(1, Ordering::Relaxed);
+                return None;
             }
         }
         let epoch = self.epoch.load(Ordering::Relaxed);
@@ -183,40 +228,38 @@ impl Hm {
             message: d.message,
         };
         book.push(rec.clone());
-        rec
+        Some(rec)
     }
 
-    /// Carries out a partition action (the supervisor kills / re-spawns). A partition whose
-    /// process is gone cannot be ignored: IGNORE leaves it IDLE.
+    /// Carries out a partition action (the supervisor kills / re-spawns; see
+    /// [`plan_partition_action`]).
     fn partition_action(&self, p: &Partition, a: PartitionAction, origin: Origin) -> Action {
         let mut d = p.state.lock().expect("partition state");
-        let dead = d.life == Life::Dead || origin == Origin::PartitionDied;
-        let action = match a {
-            PartitionAction::Ignore if dead => Action::Idle,
-            PartitionAction::Ignore => return Action::Ignore,
-            PartitionAction::Idle => Action::Idle,
-            PartitionAction::ColdStart => Action::ColdStart,
-            PartitionAction::WarmStart => Action::WarmStart,
-        };
-        if d.life == Life::Idle {
-            // Already IDLE (a late record of a stopped incarnation): nothing more to do.
-            return Action::Idle;
-        }
-        match action {
-            Action::Idle => d.life = Life::Idle,
-            Action::ColdStart => {
-                d.life = Life::RestartPending(mode::COLD_START);
+        let (action, next) = plan_partition_action(d.life, a, origin);
+        if let Some(life) = next {
+            d.life = life;
+            if matches!(life, Life::RestartPending(_)) {
                 d.hm_restart = Some(start_condition::HM_PARTITION_RESTART);
             }
-            Action::WarmStart => {
-                d.life = Life::RestartPending(mode::WARM_START);
-                d.hm_restart = Some(start_condition::HM_PARTITION_RESTART);
-            }
-            _ => {}
+            drop(d);
+            self.work.fetch_add(1, Ordering::AcqRel);
         }
-        drop(d);
-        self.work.fetch_add(1, Ordering::AcqRel);
         action
+    }
+
+    /// Whether an event of partition `i` may be recorded now: at most
+    /// [`RECORDS_PER_SECOND`] per partition and second; the others are counted.
+    fn admit(&self, i: usize) -> bool {
+        let Some(rate) = self.rate.get(i) else {
+            return true;
+        };
+        let now = partita_sys::time::monotonic_ns();
+        let mut r = rate.lock().expect("rate");
+        if now.saturating_sub(r.0) >= 1_000_000_000 {
+            *r = (now, 0);
+        }
+        r.1 += 1;
+        r.1 <= RECORDS_PER_SECOND
     }
 
     fn request_module(&self, what: u32) {
@@ -289,6 +332,7 @@ impl Hm {
             log_file_error: book.last_file_error(),
             module_resets,
             shutdown: self.shutdown_requested(),
+            suppressed: self.suppressed.load(Ordering::Relaxed),
         }
     }
 }
@@ -344,6 +388,49 @@ pub(crate) fn parse_partition_error(text: &str) -> Option<ErrorCode> {
 mod tests {
     use super::*;
     use partita_sys::proc::ExitKind;
+
+    #[test]
+    fn partition_actions() {
+        use PartitionAction as A;
+        let live = Life::Live;
+        let rt = Origin::PartitionRuntime;
+        assert_eq!(
+            plan_partition_action(live, A::Ignore, rt),
+            (Action::Ignore, None)
+        );
+        assert_eq!(
+            plan_partition_action(live, A::Idle, rt),
+            (Action::Idle, Some(Life::Idle))
+        );
+        assert_eq!(
+            plan_partition_action(live, A::ColdStart, rt),
+            (
+                Action::ColdStart,
+                Some(Life::RestartPending(mode::COLD_START))
+            )
+        );
+        assert_eq!(
+            plan_partition_action(Life::Dead, A::WarmStart, Origin::PartitionDied),
+            (
+                Action::WarmStart,
+                Some(Life::RestartPending(mode::WARM_START))
+            )
+        );
+        // A dead partition cannot be ignored.
+        assert_eq!(
+            plan_partition_action(Life::Dead, A::Ignore, Origin::PartitionDied),
+            (Action::Idle, Some(Life::Idle))
+        );
+        // IDLE stays IDLE; a pending restart can be overridden.
+        assert_eq!(
+            plan_partition_action(Life::Idle, A::ColdStart, rt),
+            (Action::Idle, None)
+        );
+        assert_eq!(
+            plan_partition_action(Life::RestartPending(mode::COLD_START), A::Idle, rt),
+            (Action::Idle, Some(Life::Idle))
+        );
+    }
 
     #[test]
     fn partition_error_text() {
