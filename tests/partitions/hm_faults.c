@@ -78,7 +78,12 @@ static void print_status(const char *what, int id)
 {
     A_PARTITION_STATUS_TYPE s;
     RETURN_CODE_TYPE rc;
+    RETURN_CODE_TYPE trc;
+    SYSTEM_TIME_TYPE t0, t1;
+    GET_TIME(&t0, &trc);
     GET_A_PARTITION_STATUS(id, &s, &rc);
+    GET_TIME(&t1, &trc);
+    printf("RTT %s %lld ns\n", what, (long long)(t1 - t0));
     if (rc == NO_ERROR)
         printf("STATUS %s id=%d mode=%d start_condition=%d restarts=%u hm_events=%lld "
                "has_process=%u system=%u period=%lld\n",
