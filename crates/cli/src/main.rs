@@ -391,6 +391,10 @@ fn run(
     };
     let report = match partita_manager::run(&plan, &opts) {
         Ok(r) => r,
+        Err(e @ partita_manager::ManagerError::Log { .. }) => {
+            eprintln!("partita: {e}");
+            return 3;
+        }
         Err(e) => {
             eprintln!("partita: {e}");
             return 4;

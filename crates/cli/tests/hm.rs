@@ -325,6 +325,13 @@ fn every_detected_error_is_logged_with_its_code_level_and_action() {
         assert_eq!(partition(&report, name)["restarts"], 0, "{name}");
     }
     assert_eq!(partition(&report, "fpe")["mode"], "NORMAL");
+    // IDLE keeps the partition out of its windows.
+    let idle = partition(&report, "apperr")["windows"].as_u64().unwrap();
+    let busy = partition(&report, "fpe")["windows"].as_u64().unwrap();
+    assert!(
+        idle + 5 < busy,
+        "IDLE partition ran {idle} windows, fpe {busy}"
+    );
     // The neighbour has no partition-level event (a late printf on a loaded host may cost it a
     // soft deadline, recorded at process level).
     assert!(
@@ -636,6 +643,30 @@ fn a_system_partition_reads_status_sets_modes_and_reads_the_log_and_a_normal_one
     assert!(suppressed >= 5000 - 2 * 200, "{suppressed}");
     let events = partition(&report, "flood")["hm_events"].as_u64().unwrap();
     assert!((5000..5010).contains(&events), "{events}");
+}
+
+#[test]
+fn an_unwritable_logbook_is_refused_with_exit_code_3() {
+    let Some(_g) = guard("an_unwritable_logbook_is_refused_with_exit_code_3") else {
+        return;
+    };
+    let dir = scratch("hm-unwritable");
+    let mut steady = p("steady", "steady", (0, 30));
+    steady.args = vec!["0".into(), "100000000".into()];
+    let m = module(&dir, "unwritable", 100, &[steady], "");
+    let out = partita()
+        .args(["run", "--duration", "300ms", "--hm-log"])
+        .arg(dir.join("no/such/dir/hm.log"))
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("hm.log"),
+        "{}",
+        text(&out)
+    );
+    assert!(processes_with("hm_faults").is_empty());
 }
 
 #[test]
