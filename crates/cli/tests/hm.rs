@@ -84,7 +84,17 @@ fn module(dir: &Path, name: &str, frame_ms: u64, parts: &[P], hm: &str) -> PathB
 
 /// Runs `partita run` with the logbook in `dir/hm.log` and the report in `dir/report.json`.
 fn run(dir: &Path, module: &Path, extra: &[&str]) -> (Output, Value) {
-    let out = partita()
+    run_with(dir, module, extra, || {})
+}
+
+/// [`run`], calling `meanwhile` while the module runs.
+fn run_with(
+    dir: &Path,
+    module: &Path,
+    extra: &[&str],
+    meanwhile: impl FnOnce(),
+) -> (Output, Value) {
+    let child = partita()
         .args(["run", "--hm-log"])
         .arg(dir.join("hm.log"))
         .arg("--json")
@@ -93,8 +103,10 @@ fn run(dir: &Path, module: &Path, extra: &[&str]) -> (Output, Value) {
         .arg(module)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
+        .spawn()
         .unwrap();
+    meanwhile();
+    let out = child.wait_with_output().unwrap();
     let report = std::fs::read_to_string(dir.join("report.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -190,11 +202,23 @@ fn every_detected_error_is_logged_with_its_code_level_and_action() {
         p("steady", "steady", (150, 30)),
         oom,
         handled,
+        p("killme", "steady", (210, 15)),
     ];
     let mut parts = parts;
     parts[9].args = vec!["150000000".into(), "250000000".into()];
+    parts[12].args = vec!["210000000".into(), "250000000".into()];
     let m = module(&dir, "errors", 250, &parts, PARTITION_TABLES);
-    let (out, report) = run(&dir, &m, &["--duration", "4s"]);
+    // `killme` is killed from outside (SIGKILL) after a while.
+    let (out, report) = run_with(&dir, &m, &["--duration", "4s"], || {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let victims = processes_with("killme");
+        assert!(!victims.is_empty(), "killme is not running");
+        for pid in victims {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    });
     assert!(out.status.success(), "{}", text(&out));
     let log = logbook(&dir);
     // (partition, code, detection, level, action)
@@ -265,6 +289,13 @@ fn every_detected_error_is_logged_with_its_code_level_and_action() {
         (
             "sigsys",
             "ILLEGAL_REQUEST",
+            "process-died",
+            "PARTITION",
+            "IDLE",
+        ),
+        (
+            "killme",
+            "HARDWARE_FAULT",
             "process-died",
             "PARTITION",
             "IDLE",
