@@ -109,7 +109,8 @@ pub struct LogRecord {
     pub run: String,
     /// Module name.
     pub module: String,
-    /// Time since the module epoch (start of major frame 0), ns (negative before it).
+    /// Time since the module epoch (start of major frame 0), ns; in MODULE_INIT, before the
+    /// epoch is fixed, since the start of the run.
     pub time_ns: i64,
     /// Wall-clock time, ns since the Unix epoch.
     pub unix_ns: u64,
