@@ -899,6 +899,124 @@ extern void CONFIGURE_ERROR_HANDLER(
     /*in */ PROCESSOR_CORE_ID_TYPE PROCESSOR_CORE_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
+/* ======================================================================== */
+/* PARTITA EXTENSION (not ARINC 653 Part 1): system-partition services      */
+/* in the style of ARINC 653 Part 2.  Only a partition configured with      */
+/* SystemPartition="true" may call them; any other partition gets           */
+/* INVALID_CONFIG and the module health monitor records an ILLEGAL_REQUEST. */
+/* Each call is a request to the partition manager: the calling process     */
+/* blocks until the answer (NOT_AVAILABLE if none comes within 2 s).        */
+/* See docs/health-monitor.md.                                              */
+/* ======================================================================== */
+
+/* Status of a partition as the module sees it. */
+typedef struct {
+    SYSTEM_TIME_TYPE PERIOD;
+    SYSTEM_TIME_TYPE DURATION;
+    PARTITION_ID_TYPE IDENTIFIER;
+    LOCK_LEVEL_TYPE LOCK_LEVEL;
+    OPERATING_MODE_TYPE OPERATING_MODE;  /* IDLE when it has no process */
+    START_CONDITION_TYPE START_CONDITION;
+    NUM_CORES_TYPE NUM_ASSIGNED_CORES;
+    APEX_UNSIGNED RESTARTS;              /* restarts carried out */
+    APEX_LONG_INTEGER HM_EVENTS;         /* logbook records about it */
+    APEX_LONG_INTEGER WINDOWS;           /* windows it was scheduled in */
+    APEX_UNSIGNED HAS_PROCESS;           /* 1: its Linux process exists */
+    APEX_UNSIGNED SYSTEM_PARTITION;      /* 1: SystemPartition="true" */
+} A_PARTITION_STATUS_TYPE;
+
+/* Level an error was handled at, and the action taken (logbook entries). */
+typedef enum {
+    HM_LEVEL_MODULE = 0,
+    HM_LEVEL_PARTITION = 1,
+    HM_LEVEL_PROCESS = 2
+} HM_LEVEL_TYPE;
+
+typedef enum {
+    HM_ACTION_ERROR_HANDLER = 0, /* process level: the partition's error handler */
+    HM_ACTION_IGNORE = 1,
+    HM_ACTION_IDLE = 2,
+    HM_ACTION_COLD_START = 3,
+    HM_ACTION_WARM_START = 4,
+    HM_ACTION_SHUTDOWN = 5,      /* module */
+    HM_ACTION_RESET = 6          /* module: every partition restarted */
+} HM_ACTION_TYPE;
+
+/* System states (SystemState numbers of the HM tables). */
+#define HM_STATE_MODULE_INIT 1
+#define HM_STATE_PARTITION_INIT 2
+#define HM_STATE_PROCESS_EXECUTION 3
+#define HM_STATE_ERROR_HANDLER 4
+#define HM_STATE_OS 5
+
+/* PROCESS_ID of a logbook entry: -1 main process, -2 error handler. */
+#define HM_LOG_NO_PROCESS (-3)
+#define HM_LOG_MESSAGE_SIZE 240
+
+typedef struct {
+    APEX_LONG_INTEGER TOTAL;       /* records made (the next record's index) */
+    APEX_LONG_INTEGER FIRST_INDEX; /* oldest readable record */
+    APEX_LONG_INTEGER KEPT;        /* readable records */
+    APEX_LONG_INTEGER EVICTED;     /* records no longer readable */
+    APEX_LONG_INTEGER CAPACITY;    /* records kept readable at most */
+} HM_LOG_STATUS_TYPE;
+
+typedef struct {
+    APEX_LONG_INTEGER INDEX;
+    SYSTEM_TIME_TYPE TIME;          /* since the module epoch */
+    PARTITION_ID_TYPE PARTITION_ID; /* -1: module-wide */
+    PROCESS_ID_TYPE PROCESS_ID;     /* or HM_LOG_NO_PROCESS */
+    APEX_UNSIGNED SYSTEM_STATE;     /* HM_STATE_* */
+    ERROR_CODE_TYPE ERROR_CODE;
+    APEX_UNSIGNED ERROR_LEVEL;      /* HM_LEVEL_TYPE */
+    APEX_UNSIGNED ACTION;           /* HM_ACTION_TYPE */
+    APEX_UNSIGNED ERROR_IDENTIFIER; /* as matched in the HM tables */
+    APEX_UNSIGNED LENGTH;           /* bytes of MESSAGE */
+    APEX_BYTE MESSAGE[HM_LOG_MESSAGE_SIZE];
+} HM_LOG_ENTRY_TYPE;
+
+/*
+ * GET_A_PARTITION_STATUS: status of the partition PARTITION_ID.
+ * INVALID_CONFIG: the caller is not a system partition; INVALID_PARAM: no
+ * such partition; NOT_AVAILABLE: no answer from the manager.
+ */
+extern void GET_A_PARTITION_STATUS(
+    /*in */ PARTITION_ID_TYPE PARTITION_ID,
+    /*out*/ A_PARTITION_STATUS_TYPE *PARTITION_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * SET_A_PARTITION_MODE: IDLE stops every process of partition PARTITION_ID
+ * and keeps its windows empty; COLD_START / WARM_START re-create it
+ * (START_CONDITION PARTITION_RESTART), released at its next window.
+ * NORMAL: NO_ACTION if it is in NORMAL, else INVALID_MODE (a partition
+ * reaches NORMAL only from its own initialisation).  IDLE of an IDLE
+ * partition: NO_ACTION.  INVALID_PARAM: no such partition or mode; other
+ * errors as GET_A_PARTITION_STATUS.
+ */
+extern void SET_A_PARTITION_MODE(
+    /*in */ PARTITION_ID_TYPE PARTITION_ID,
+    /*in */ OPERATING_MODE_TYPE OPERATING_MODE,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* GET_HM_LOG_STATUS: counters of the module's health-monitor logbook. */
+extern void GET_HM_LOG_STATUS(
+    /*out*/ HM_LOG_STATUS_TYPE *HM_LOG_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * READ_HM_LOG: logbook record INDEX (FIRST_INDEX <= INDEX < TOTAL).
+ * INVALID_PARAM: not readable (not made yet, or evicted).
+ */
+extern void READ_HM_LOG(
+    /*in */ APEX_LONG_INTEGER INDEX,
+    /*out*/ HM_LOG_ENTRY_TYPE *ENTRY,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ======================================================================== */
+/* END OF PARTITA EXTENSION: system-partition services                      */
+/* ======================================================================== */
+
 #ifdef __cplusplus
 }
 #endif

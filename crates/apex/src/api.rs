@@ -408,7 +408,16 @@ pub fn configure_error_handler(
 /// [`MAX_ERROR_MESSAGE_SIZE`] bytes. With an error handler (in NORMAL mode) the handler runs
 /// before this returns; otherwise the error is reported to the module's health monitor.
 pub fn raise_application_error(code: ErrorCode, msg: &[u8]) -> Result<(), ReturnCode> {
-    runtime::get()?.call(|k, now, me| k.raise_application_error(now, me, code, msg))
+    let rt = runtime::get()?;
+    rt.call(|k, now, me| {
+        let before = k.error_handler_status().map(|s| s.pending_errors);
+        let r = k.raise_application_error(now, me, code, msg);
+        // Taken by the error handler: recorded in the module logbook (process level).
+        if r.is_ok() && k.error_handler_status().map(|s| s.pending_errors) > before {
+            rt.report_process_error(me, code, 0, msg);
+        }
+        r
+    })
 }
 
 /// GET_ERROR_STATUS (error handler only): the oldest pending error; `Err(NoAction)` when

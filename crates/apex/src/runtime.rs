@@ -80,6 +80,9 @@ pub mod record {
     /// process, -2 for the error handler; its text is
     /// `<ERROR_CODE_TYPE name> (<code>)[ at 0x<failed address>]: <message>`.
     pub const PARTITION_ERROR: u8 = 3;
+    /// An error queued to the partition's error handler (process level), for the module
+    /// logbook; same text as [`PARTITION_ERROR`].
+    pub const PROCESS_ERROR: u8 = 5;
 }
 
 /// Process number of a report record for a runner (see [`record::PARTITION_ERROR`]).
@@ -580,8 +583,24 @@ impl Runtime {
         }
     }
 
+    /// A [`record::PROCESS_ERROR`] record: an error the error handler took.
+    pub fn report_process_error(&self, source: Runner, code: ErrorCode, addr: u64, msg: &[u8]) {
+        let pid = match source {
+            Runner::Process(p) => Some(p),
+            _ => None,
+        };
+        let msg = &msg[..msg.len().min(partita_apex_core::MAX_ERROR_MESSAGE_SIZE)];
+        if let Some(e) = ErrorStatus::new(code, pid, addr, msg) {
+            self.error_record(record::PROCESS_ERROR, source, &e);
+        }
+    }
+
     /// PartitionError: a report record for the manager's health monitor.
     fn report_error(&self, source: Runner, e: &ErrorStatus) {
+        self.error_record(record::PARTITION_ERROR, source, e);
+    }
+
+    fn error_record(&self, kind: u8, source: Runner, e: &ErrorStatus) {
         let mut text = format!(
             "{} ({})",
             error_code_name(e.error_code),
@@ -593,12 +612,7 @@ impl Runtime {
         text.push_str(": ");
         let mut msg = text.into_bytes();
         msg.extend_from_slice(e.message());
-        self.send_record(
-            record::PARTITION_ERROR,
-            self.now(),
-            record_process(source),
-            &msg,
-        );
+        self.send_record(kind, self.now(), record_process(source), &msg);
     }
 
     /// Spawns the thread of a slot (current incarnation) and waits until it has its tid and
@@ -894,6 +908,9 @@ impl Runtime {
         let before = k.error_handler_status().map(|s| s.pending_errors);
         let raised = k.raise_error(now, me, code, f.address as u64, msg.as_bytes());
         let queued = raised.is_ok() && k.error_handler_status().map(|s| s.pending_errors) > before;
+        if queued {
+            self.report_process_error(me, code, f.address as u64, msg.as_bytes());
+        }
         if !queued && me != Runner::Main {
             // Handled at partition level (PartitionError, reported by dispatch): the failed
             // process (or error handler) is stopped, so that its core is not held by a thread

@@ -576,3 +576,123 @@ impl Default for ErrorStatusType {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Partita extension (ARINC 653 Part 2-style): system-partition services (crate::system)
+// ---------------------------------------------------------------------------------------------
+
+/// `HM_LEVEL_TYPE`.
+pub type HmLevelType = u32;
+/// Module level.
+pub const HM_LEVEL_MODULE: HmLevelType = 0;
+/// Partition level.
+pub const HM_LEVEL_PARTITION: HmLevelType = 1;
+/// Process level.
+pub const HM_LEVEL_PROCESS: HmLevelType = 2;
+
+/// `HM_ACTION_TYPE`.
+pub type HmActionType = u32;
+/// Process level: the partition's error handler.
+pub const HM_ACTION_ERROR_HANDLER: HmActionType = 0;
+/// IGNORE.
+pub const HM_ACTION_IGNORE: HmActionType = 1;
+/// IDLE.
+pub const HM_ACTION_IDLE: HmActionType = 2;
+/// COLD_START.
+pub const HM_ACTION_COLD_START: HmActionType = 3;
+/// WARM_START.
+pub const HM_ACTION_WARM_START: HmActionType = 4;
+/// Module SHUTDOWN.
+pub const HM_ACTION_SHUTDOWN: HmActionType = 5;
+/// Module RESET.
+pub const HM_ACTION_RESET: HmActionType = 6;
+
+/// System state MODULE_INIT.
+pub const HM_STATE_MODULE_INIT: ApexUnsigned = 1;
+/// System state PARTITION_INIT.
+pub const HM_STATE_PARTITION_INIT: ApexUnsigned = 2;
+/// System state PROCESS_EXECUTION.
+pub const HM_STATE_PROCESS_EXECUTION: ApexUnsigned = 3;
+/// System state ERROR_HANDLER.
+pub const HM_STATE_ERROR_HANDLER: ApexUnsigned = 4;
+/// System state OS.
+pub const HM_STATE_OS: ApexUnsigned = 5;
+
+/// PROCESS_ID of a logbook entry without a process.
+pub const HM_LOG_NO_PROCESS: ProcessIdType = -3;
+/// Message bytes of a logbook entry.
+pub const HM_LOG_MESSAGE_SIZE: usize = 240;
+
+/// `A_PARTITION_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct APartitionStatusType {
+    /// PERIOD.
+    pub period: SystemTimeType,
+    /// DURATION.
+    pub duration: SystemTimeType,
+    /// IDENTIFIER.
+    pub identifier: PartitionIdType,
+    /// LOCK_LEVEL.
+    pub lock_level: LockLevelType,
+    /// OPERATING_MODE.
+    pub operating_mode: OperatingModeType,
+    /// START_CONDITION.
+    pub start_condition: StartConditionType,
+    /// NUM_ASSIGNED_CORES.
+    pub num_assigned_cores: NumCoresType,
+    /// RESTARTS.
+    pub restarts: ApexUnsigned,
+    /// HM_EVENTS.
+    pub hm_events: ApexLongInteger,
+    /// WINDOWS.
+    pub windows: ApexLongInteger,
+    /// HAS_PROCESS.
+    pub has_process: ApexUnsigned,
+    /// SYSTEM_PARTITION.
+    pub system_partition: ApexUnsigned,
+}
+
+/// `HM_LOG_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HmLogStatusType {
+    /// TOTAL.
+    pub total: ApexLongInteger,
+    /// FIRST_INDEX.
+    pub first_index: ApexLongInteger,
+    /// KEPT.
+    pub kept: ApexLongInteger,
+    /// EVICTED.
+    pub evicted: ApexLongInteger,
+    /// CAPACITY.
+    pub capacity: ApexLongInteger,
+}
+
+/// `HM_LOG_ENTRY_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HmLogEntryType {
+    /// INDEX.
+    pub index: ApexLongInteger,
+    /// TIME.
+    pub time: SystemTimeType,
+    /// PARTITION_ID.
+    pub partition_id: PartitionIdType,
+    /// PROCESS_ID.
+    pub process_id: ProcessIdType,
+    /// SYSTEM_STATE.
+    pub system_state: ApexUnsigned,
+    /// ERROR_CODE.
+    pub error_code: ErrorCodeType,
+    /// ERROR_LEVEL.
+    pub error_level: ApexUnsigned,
+    /// ACTION.
+    pub action: ApexUnsigned,
+    /// ERROR_IDENTIFIER.
+    pub error_identifier: ApexUnsigned,
+    /// LENGTH.
+    pub length: ApexUnsigned,
+    /// MESSAGE.
+    pub message: [ApexByte; HM_LOG_MESSAGE_SIZE],
+}

@@ -179,6 +179,16 @@ fn rust_spec() -> Spec {
         EventStatusType { event_state, waiting_processes }
         MutexStatusType { mutex_owner, mutex_state, mutex_priority, lock_count, waiting_processes }
         ErrorStatusType { error_code, length, failed_process_id, failed_address, message }
+        // Partita extension: system-partition services.
+        APartitionStatusType {
+            period, duration, identifier, lock_level, operating_mode, start_condition,
+            num_assigned_cores, restarts, hm_events, windows, has_process, system_partition,
+        }
+        HmLogStatusType { total, first_index, kept, evicted, capacity }
+        HmLogEntryType {
+            index, time, partition_id, process_id, system_state, error_code, error_level, action,
+            error_identifier, length, message,
+        }
     }
 
     int_scalars! { spec;
@@ -219,6 +229,12 @@ fn rust_spec() -> Spec {
             MEMORY_VIOLATION, HARDWARE_FAULT, POWER_FAIL,
         }
         ErrorHandlerConcurrencyControlType { PROCESSES_PAUSE, PROCESSES_SCHEDULED }
+        // Partita extension: system-partition services.
+        HmLevelType { HM_LEVEL_MODULE, HM_LEVEL_PARTITION, HM_LEVEL_PROCESS }
+        HmActionType {
+            HM_ACTION_ERROR_HANDLER, HM_ACTION_IGNORE, HM_ACTION_IDLE, HM_ACTION_COLD_START,
+            HM_ACTION_WARM_START, HM_ACTION_SHUTDOWN, HM_ACTION_RESET,
+        }
     }
 
     defines! { spec;
@@ -235,6 +251,9 @@ fn rust_spec() -> Spec {
         MAX_NUMBER_OF_BLACKBOARDS, MAX_NUMBER_OF_SEMAPHORES, MAX_SEMAPHORE_VALUE,
         MAX_NUMBER_OF_EVENTS, MAX_NUMBER_OF_MUTEXES, NULL_MUTEX_ID, NO_MUTEX_OWNED,
         PREEMPTION_LOCK_MUTEX, MAX_ERROR_MESSAGE_SIZE,
+        // Partita extension: system-partition services.
+        HM_STATE_MODULE_INIT, HM_STATE_PARTITION_INIT, HM_STATE_PROCESS_EXECUTION,
+        HM_STATE_ERROR_HANDLER, HM_STATE_OS, HM_LOG_NO_PROCESS, HM_LOG_MESSAGE_SIZE,
     }
 
     spec

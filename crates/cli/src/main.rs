@@ -8,6 +8,7 @@
 //! - 4: the module could not be run (backend unavailable, system error)
 //! - 5: the module ran, but a partition could not be started or something was left behind
 //! - 6: the module ran with window overruns and `--fail-on-overrun` was given
+//! - 7: the health monitor shut the module down (module-level SHUTDOWN action)
 
 mod cc;
 mod embedded;
@@ -20,7 +21,8 @@ use std::time::Duration;
 
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 configuration errors; 2 bad command line; \
 3 unreadable/unwritable file or corrupt plan; 4 module could not be run; 5 a partition could \
-not start or something was left behind; 6 overruns with --fail-on-overrun.";
+not start or something was left behind; 6 overruns with --fail-on-overrun; 7 the health monitor \
+shut the module down.";
 
 #[derive(Parser)]
 #[command(name = "partita", version, about = "ARINC 653 partitioning on Linux", after_help = EXIT_CODES)]
@@ -78,6 +80,21 @@ enum Cmd {
         /// Overrun tolerance (default 100us).
         #[arg(long, value_parser = parse_duration)]
         overrun_tolerance: Option<Duration>,
+        /// Append the health monitor's logbook to this file (JSON lines; `partita hm-log`).
+        #[arg(long)]
+        hm_log: Option<PathBuf>,
+        /// Simulate a power failure (POWER_FAIL) this long after the start (SIGPWR to the
+        /// manager does the same).
+        #[arg(long, value_parser = parse_duration)]
+        power_fail_at: Option<Duration>,
+    },
+    /// Read back a health-monitor logbook written by `partita run --hm-log`.
+    HmLog {
+        /// The logbook file.
+        file: PathBuf,
+        /// Print the records as a JSON array.
+        #[arg(long)]
+        json: bool,
     },
     /// Compile and link a C partition against the APEX runtime (arguments go to the C
     /// compiler), e.g. `partita cc part.c -o part`.
@@ -188,6 +205,8 @@ fn main() -> ExitCode {
             no_realtime,
             fail_on_overrun,
             overrun_tolerance,
+            hm_log,
+            power_fail_at,
         } => {
             let file = match file {
                 Some(f) => f,
@@ -206,6 +225,8 @@ fn main() -> ExitCode {
                 namespaces: !no_namespaces,
                 realtime: !no_realtime,
                 handle_signals: true,
+                hm_log,
+                power_fail_at,
                 ..RunOptions::default()
             };
             if let Some(t) = overrun_tolerance {
@@ -242,6 +263,7 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Apex { quick, json },
         } => partita_bench::cli_apex(&partita_bench::ApexOptions { quick }, json),
+        Cmd::HmLog { file, json } => hm_log(&file, json),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(
@@ -369,6 +391,10 @@ fn run(
     };
     let report = match partita_manager::run(&plan, &opts) {
         Ok(r) => r,
+        Err(e @ partita_manager::ManagerError::Log { .. }) => {
+            eprintln!("partita: {e}");
+            return 3;
+        }
         Err(e) => {
             eprintln!("partita: {e}");
             return 4;
@@ -385,8 +411,34 @@ fn run(
     if !report.leftovers.is_empty() || report.partitions.iter().any(|p| p.exec_error.is_some()) {
         return 5;
     }
+    if report.hm.shutdown {
+        return 7;
+    }
     if fail_on_overrun && report.total_overruns() > 0 {
         return 6;
+    }
+    0
+}
+
+fn hm_log(file: &std::path::Path, json: bool) -> u8 {
+    use partita_manager::hm::logbook;
+    let records = match logbook::read_log(file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita: {e}");
+            return 3;
+        }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&records).unwrap_or_default()
+        );
+    } else {
+        for r in &records {
+            println!("{}", logbook::render_record(r));
+        }
+        eprintln!("{} records", records.len());
     }
     0
 }

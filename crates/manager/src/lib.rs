@@ -13,6 +13,7 @@
 //! - one *output* thread collects the partitions' stdout, stderr and report channel.
 
 mod backend;
+pub mod hm;
 mod host;
 mod output;
 mod partition;
@@ -23,6 +24,7 @@ pub mod stats;
 mod supervisor;
 
 pub use backend::{Backend, BackendChoice};
+pub use hm::HmReport;
 pub use host::HostInfo;
 pub use plan::{ModulePlan, PartitionSpec};
 pub use report::{CoreReport, PartitionReport, RunReport};
@@ -68,6 +70,10 @@ pub struct RunOptions {
     /// timer latency does not delay the switch (the previous partition loses at most this
     /// much of its window). Zero: plain absolute sleeps.
     pub spin_margin: Duration,
+    /// Append the health monitor's logbook records to this file (JSON lines).
+    pub hm_log: Option<PathBuf>,
+    /// Simulate a power failure this long after the first major frame (POWER_FAIL).
+    pub power_fail_at: Option<Duration>,
 }
 
 impl Default for RunOptions {
@@ -84,6 +90,8 @@ impl Default for RunOptions {
             stop: None,
             env: Vec::new(),
             spin_margin: Duration::from_micros(80),
+            hm_log: None,
+            power_fail_at: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! When the console is slow the partition blocks on its pipe (inside its own windows) rather
 //! than lose output.
 
+use crate::hm::{self, Detected, Hm};
 use crate::partition::{Partition, Pipes};
 use std::fs::File;
 use std::io::{Read, Write};
@@ -26,6 +27,8 @@ enum Kind {
 
 struct Source {
     part: usize,
+    /// The partition's restart count when these pipes were created (its incarnation).
+    incarnation: u32,
     kind: Kind,
     file: File,
     buf: Vec<u8>,
@@ -39,8 +42,10 @@ pub(crate) struct Sinks {
     pub width: usize,
 }
 
+type Pending = Arc<Mutex<Vec<(usize, u32, Pipes)>>>;
+
 pub(crate) struct Output {
-    pending: Arc<Mutex<Vec<(usize, Pipes)>>>,
+    pending: Pending,
     wake: OwnedFd,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -54,9 +59,10 @@ impl Output {
         parts: Vec<Arc<Partition>>,
         sinks: Sinks,
         epoch: Arc<AtomicU64>,
+        hm: Arc<Hm>,
     ) -> Result<Output, partita_sys::SysError> {
         let (wake_r, wake_w) = partita_sys::spawn::pipe()?;
-        let pending: Arc<Mutex<Vec<(usize, Pipes)>>> = Arc::default();
+        let pending: Pending = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let sinks = Arc::new(sinks);
         let (p2, s2, k2, parts2, e2) = (
@@ -68,7 +74,7 @@ impl Output {
         );
         let thread = std::thread::Builder::new()
             .name("partita-output".into())
-            .spawn(move || run(File::from(wake_r), p2, s2, k2, parts2, e2))
+            .spawn(move || run(File::from(wake_r), p2, s2, k2, parts2, e2, hm))
             .map_err(|e| partita_sys::SysError::io("spawn output thread", e))?;
         Ok(Output {
             pending,
@@ -83,7 +89,11 @@ impl Output {
 
     /// Hands the pipes of a new incarnation of partition `part` to the thread.
     pub fn add(&self, part: usize, pipes: Pipes) {
-        self.pending.lock().expect("output").push((part, pipes));
+        let incarnation = self.parts[part].state.lock().expect("state").restarts;
+        self.pending
+            .lock()
+            .expect("output")
+            .push((part, incarnation, pipes));
         self.poke();
     }
 
@@ -145,17 +155,18 @@ fn emit(sinks: &Sinks, parts: &[Arc<Partition>], part: usize, stream: Kind, line
 
 fn run(
     mut wake: File,
-    pending: Arc<Mutex<Vec<(usize, Pipes)>>>,
+    pending: Pending,
     stop: Arc<AtomicBool>,
     sinks: Arc<Sinks>,
     parts: Vec<Arc<Partition>>,
     epoch: Arc<AtomicU64>,
+    hm: Arc<Hm>,
 ) {
     let mut sources: Vec<Source> = Vec::new();
     let mut drain_deadline: Option<u64> = None;
     let mut chunk = vec![0u8; 65536];
     loop {
-        for (part, p) in pending.lock().expect("output").drain(..) {
+        for (part, incarnation, p) in pending.lock().expect("output").drain(..) {
             for (kind, fd) in [
                 (Kind::Stdout, p.stdout),
                 (Kind::Stderr, p.stderr),
@@ -164,6 +175,7 @@ fn run(
             ] {
                 sources.push(Source {
                     part,
+                    incarnation,
                     kind,
                     file: File::from(fd),
                     buf: Vec::new(),
@@ -203,7 +215,7 @@ fn run(
                 Ok(0) | Err(_) => closed.push(i),
                 Ok(n) => {
                     s.buf.extend_from_slice(&chunk[..n]);
-                    process(&sinks, &parts, &epoch, s);
+                    process(&sinks, &parts, &epoch, &hm, s);
                 }
             }
         }
@@ -214,7 +226,7 @@ fn run(
     }
 }
 
-fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut Source) {
+fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, s: &mut Source) {
     match s.kind {
         Kind::Stdout | Kind::Stderr => {
             let mut start = 0;
@@ -256,6 +268,19 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut S
                     break;
                 }
                 let rec: Vec<u8> = s.buf.drain(..4 + len).skip(4).collect();
+                if rec[0] == partita_sys::control::mailbox::DOORBELL_RECORD {
+                    match hm::mailbox::serve(hm, parts, s.part) {
+                        hm::mailbox::Served::NothingPosted => {
+                            parts[s.part].output.lock().expect("counters").bad_reports += 1;
+                        }
+                        hm::mailbox::Served::Answered(note) => {
+                            if let Some(n) = note {
+                                emit_module(sinks, now_rel(epoch), &n);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 let time = i64::from_le_bytes(rec[1..9].try_into().expect("8 bytes"));
                 let pid = i32::from_le_bytes(rec[9..13].try_into().expect("4 bytes"));
                 let msg = String::from_utf8_lossy(&rec[13..]);
@@ -268,6 +293,7 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut S
                     1 => "application message",
                     2 => "deadline missed",
                     3 => "partition-level error",
+                    5 => "process-level error",
                     _ => "report",
                 };
                 let line = format!(
@@ -277,6 +303,10 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut S
                 );
                 emit(sinks, parts, s.part, Kind::Stdout, line.as_bytes());
                 parts[s.part].output.lock().expect("counters").reports += 1;
+                let current = parts[s.part].state.lock().expect("state").restarts;
+                if current == s.incarnation {
+                    health_record(sinks, parts, epoch, hm, s.part, rec[0], pid, &msg);
+                }
             }
         }
         Kind::Exec => {
@@ -295,6 +325,71 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, s: &mut S
             }
         }
     }
+}
+
+/// Hands a runtime record of the current incarnation to the health monitor.
+#[allow(clippy::too_many_arguments)]
+fn health_record(
+    sinks: &Sinks,
+    parts: &[Arc<Partition>],
+    epoch: &AtomicU64,
+    hm: &Hm,
+    part: usize,
+    kind: u8,
+    process: i32,
+    msg: &str,
+) {
+    use hm::logbook::Detection;
+    use hm::table::Origin;
+    let msg = msg.trim_end_matches('\0');
+    let (code, origin, detection) = match kind {
+        2 => (
+            partita_config::model::ErrorCode::DeadlineMissed,
+            Origin::Process,
+            Detection::DeadlineRecord,
+        ),
+        3 | 5 => match hm::parse_partition_error(msg) {
+            Some(c) if kind == 3 => (c, Origin::PartitionRuntime, Detection::RuntimeError),
+            Some(c) => (c, Origin::Handled, Detection::ProcessError),
+            None => {
+                parts[part].output.lock().expect("counters").bad_reports += 1;
+                return;
+            }
+        },
+        _ => return,
+    };
+    let p = &parts[part];
+    let rec = hm.raise(
+        parts,
+        Detected {
+            partition: Some(part),
+            process: Some(process),
+            state: hm::state_of(hm, p, Some(process)),
+            code,
+            origin,
+            detection,
+            message: msg.to_string(),
+        },
+    );
+    if let Some(rec) = rec {
+        emit_module(sinks, now_rel(epoch), &hm_line(&rec));
+    }
+}
+
+/// The module-log line of an HM event.
+pub(crate) fn hm_line(r: &hm::logbook::LogRecord) -> String {
+    format!(
+        "HM #{}: {} {} in {} (level {}) -> {}: {}",
+        r.seq,
+        r.partition
+            .as_deref()
+            .map_or("module".to_string(), |p| format!("partition {p}")),
+        r.code.as_str(),
+        r.state.name(),
+        r.level.as_str(),
+        r.action.name(),
+        r.message
+    )
 }
 
 fn flush_partial(sinks: &Sinks, parts: &[Arc<Partition>], s: Source) {

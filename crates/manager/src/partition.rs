@@ -48,6 +48,9 @@ pub(crate) struct Dyn {
     pub restarts: u32,
     pub exit: Option<String>,
     pub exec_error: Option<String>,
+    /// A restart decided by the health monitor or a system partition: the start condition to
+    /// give it. Such a restart is released at the partition's next window, never at once.
+    pub hm_restart: Option<u32>,
 }
 
 /// Output counters of one partition.
@@ -70,6 +73,8 @@ pub(crate) struct Partition {
     /// The cgroup whose `cgroup.procs` lists every process of the partition.
     pub membership: Option<Cgroup>,
     pub freezer_group: Option<Cgroup>,
+    /// The memory cgroup (when a limit is configured), for OOM detection.
+    pub memory_group: Option<Cgroup>,
     pub usage: Option<CpuUsage>,
     pub state: Mutex<Dyn>,
     pub output: Mutex<OutputCounters>,
@@ -105,6 +110,7 @@ impl Partition {
         let mut membership = None;
         let mut freezer_group = None;
         let mut usage = None;
+        let mut memory_group = None;
         if host.root {
             if let Some(root) = &m.cpuacct {
                 let g = Cgroup::create(root.join(&leaf))?;
@@ -123,6 +129,7 @@ impl Partition {
             if let (Some(root), Some(limit)) = (&m.memory, spec.memory_limit) {
                 let g = Cgroup::create(root.join(&leaf))?;
                 g.write("memory.limit_in_bytes", &limit.to_string())?;
+                memory_group = Some(g.clone());
                 groups.push(g);
             }
             match freezer_kind(backend) {
@@ -152,6 +159,7 @@ impl Partition {
             groups,
             membership,
             freezer_group,
+            memory_group,
             usage,
             state: Mutex::new(Dyn {
                 life: Life::Live,
@@ -167,6 +175,7 @@ impl Partition {
                 restarts: 0,
                 exit: None,
                 exec_error: None,
+                hm_restart: None,
             }),
             output: Mutex::new(OutputCounters::default()),
         })
@@ -230,6 +239,12 @@ impl Partition {
             .store(control::mode::NO_REQUEST, Ordering::Relaxed);
         c.processes.store(0, Ordering::Relaxed);
         c.lock_level.store(0, Ordering::Relaxed);
+        // A fresh incarnation starts with an empty extension mailbox.
+        c.mbox
+            .state
+            .store(control::mailbox::IDLE, Ordering::Relaxed);
+        c.mbox.seq.store(0, Ordering::Relaxed);
+        c.mbox.reply_seq.store(0, Ordering::Relaxed);
         c.magic.store(control::MAGIC, Ordering::Release);
     }
 

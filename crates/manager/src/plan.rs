@@ -43,6 +43,8 @@ pub struct ModulePlan {
     pub frame: FramePlan,
     /// Partitions, by index.
     pub partitions: Vec<PartitionSpec>,
+    /// Health-monitoring tables (System_HM_Table, Module_HM_Table, Partition_HM_Tables).
+    pub hm: partita_config::model::HmTables,
 }
 
 impl ModulePlan {
@@ -117,6 +119,7 @@ impl ModulePlan {
             name: c.module_name.clone(),
             frame: schedule.plan.clone(),
             partitions,
+            hm: c.hm.clone(),
         };
         plan.check()?;
         Ok(plan)

@@ -58,6 +58,8 @@ pub struct PartitionReport {
     pub application_messages: u64,
     /// Malformed report records (counted, not shown).
     pub bad_reports: u64,
+    /// Health-monitor events recorded for this partition.
+    pub hm_events: u64,
 }
 
 /// Everything a run measured.
@@ -87,6 +89,8 @@ pub struct RunReport {
     pub partitions: Vec<PartitionReport>,
     /// cgroups or other objects that could not be removed (should be empty).
     pub leftovers: Vec<String>,
+    /// Health monitor: logbook records and module actions.
+    pub hm: crate::HmReport,
 }
 
 impl RunReport {
@@ -141,6 +145,42 @@ impl RunReport {
                     .map(|e| format!(", could not start: {e}"))
                     .unwrap_or_default(),
             );
+        }
+        let st = &self.hm.status;
+        if st.total > 0 || self.hm.shutdown || self.hm.module_resets > 0 || self.hm.suppressed > 0 {
+            let _ = writeln!(
+                s,
+                "  health monitor: {} events{}{}{}{}{}",
+                st.total,
+                if self.hm.suppressed > 0 {
+                    format!(" (+{} not recorded: rate limit)", self.hm.suppressed)
+                } else {
+                    String::new()
+                },
+                if st.evicted > 0 {
+                    format!(" ({} oldest not kept in memory)", st.evicted)
+                } else {
+                    String::new()
+                },
+                if self.hm.module_resets > 0 {
+                    format!(", {} module resets", self.hm.module_resets)
+                } else {
+                    String::new()
+                },
+                if self.hm.shutdown {
+                    ", module SHUTDOWN"
+                } else {
+                    ""
+                },
+                if st.file_errors > 0 {
+                    format!(", {} records NOT written to the log file", st.file_errors)
+                } else {
+                    String::new()
+                },
+            );
+            for r in &self.hm.records {
+                let _ = writeln!(s, "    {}", crate::hm::logbook::render_record(r));
+            }
         }
         for l in &self.leftovers {
             let _ = writeln!(s, "  LEFT BEHIND: {l}");

@@ -1,8 +1,11 @@
 //! [`run`]: set-up, supervision and clean shutdown of a module.
 
 use crate::backend::Backend;
+use crate::hm::logbook::Detection;
+use crate::hm::table::{Origin, SystemState};
+use crate::hm::{self, start_condition, Detected, Hm};
 use crate::host::HostInfo;
-use crate::output::{Output, Sinks};
+use crate::output::{hm_line, Output, Sinks};
 use crate::partition::{Life, Partition};
 use crate::plan::ModulePlan;
 use crate::report::{CoreReport, PartitionReport, RunReport};
@@ -19,9 +22,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// START_CONDITION values.
-const NORMAL_START: u32 = 0;
-const PARTITION_RESTART: u32 = 1;
+use start_condition::{NORMAL_START, PARTITION_RESTART};
 
 /// Runs `plan` until `opts.duration` elapses, a handled signal arrives, or `opts.stop` is set.
 /// Every process, cgroup and shared-memory object it creates is gone when it returns (and a
@@ -50,7 +51,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
     }
     if opts.handle_signals {
-        partita_sys::proc::block_signals(&[libc_sig::SIGINT, libc_sig::SIGTERM])?;
+        partita_sys::proc::block_signals(&[libc_sig::SIGINT, libc_sig::SIGTERM, libc_sig::SIGPWR])?;
     }
     if rt {
         if let Err(e) = partita_sys::sched::lock_memory() {
@@ -120,7 +121,27 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
 
     let sinks = make_sinks(plan, opts)?;
     let epoch_cell = Arc::new(AtomicU64::new(monotonic_ns()));
-    let output = Output::start(parts.clone(), sinks, epoch_cell.clone())?;
+    let hm = match Hm::new(
+        plan.hm.clone(),
+        &plan.name,
+        run_dir.rsplit('/').next().unwrap_or_default(),
+        parts.len(),
+        epoch_cell.clone(),
+        opts.hm_log.as_deref(),
+    ) {
+        Ok(h) => Arc::new(h),
+        Err(e) => {
+            cleanup_dirs(&parts, &sentinel);
+            if let Some(g) = guard {
+                g.finish();
+            }
+            return Err(ManagerError::Log {
+                path: opts.hm_log.clone().unwrap_or_default(),
+                source: e,
+            });
+        }
+    };
+    let output = Output::start(parts.clone(), sinks, epoch_cell.clone(), hm.clone())?;
 
     // Spawn every partition, held before execve.
     let mut namespaces = if opts.namespaces && host.root {
@@ -164,7 +185,10 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     for p in &parts {
         p.control().epoch_ns.store(epoch, Ordering::Release);
     }
+    hm.set_started();
     let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
+    let mut power_fail_at = opts.power_fail_at.map(|d| epoch + d.as_nanos() as u64);
+    let mut module_resets = 0u32;
     let shared = Arc::new(Shared {
         parts: parts.clone(),
         stop: AtomicU32::new(0),
@@ -199,6 +223,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     // Supervise.
     let mut interrupted = false;
     let mut seen_work = 0;
+    let mut seen_hm_work = 0;
+    let mut oom: Vec<Option<OomSeen>> = vec![None; parts.len()];
     loop {
         if let Some(s) = &opts.stop {
             if s.load(Ordering::Acquire) {
@@ -209,20 +235,64 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         if end.is_some_and(|e| monotonic_ns() >= e) || threads.iter().all(|t| t.is_finished()) {
             break;
         }
+        let mut power_fail = power_fail_at.is_some_and(|t| monotonic_ns() >= t);
         if opts.handle_signals {
-            if partita_sys::proc::wait_signal(&[libc_sig::SIGINT, libc_sig::SIGTERM], 10_000_000)
-                .is_some()
-            {
-                interrupted = true;
-                break;
+            match partita_sys::proc::wait_signal(
+                &[libc_sig::SIGINT, libc_sig::SIGTERM, libc_sig::SIGPWR],
+                10_000_000,
+            ) {
+                Some(libc_sig::SIGPWR) => power_fail = true,
+                Some(_) => {
+                    interrupted = true;
+                    break;
+                }
+                None => {}
             }
         } else {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        reap(&parts, &output);
+        if power_fail {
+            power_fail_at = None;
+            let rec = hm.raise(
+                &parts,
+                Detected {
+                    partition: None,
+                    process: None,
+                    state: SystemState::Os,
+                    code: partita_config::model::ErrorCode::PowerFail,
+                    origin: Origin::Module,
+                    detection: Detection::PowerFail,
+                    message: "simulated power failure".into(),
+                },
+            );
+            if let Some(rec) = rec {
+                output.event(&hm_line(&rec));
+            }
+        }
+        reap(&parts, &output, &hm, &mut oom);
+        watch_memory(&parts, &output, &hm, &mut oom);
+        if hm.shutdown_requested() {
+            output.event(&format!("module {}: health monitor SHUTDOWN", plan.name));
+            break;
+        }
+        if hm.take_reset() {
+            module_resets += 1;
+            output.event(&format!(
+                "module {}: health monitor RESET: every partition restarts (COLD_START) at its next window",
+                plan.name
+            ));
+            for p in &parts {
+                let mut d = p.state.lock().expect("partition state");
+                d.life = Life::RestartPending(mode::COLD_START);
+                d.hm_restart = Some(start_condition::HM_MODULE_RESTART);
+            }
+            hm.work.fetch_add(1, Ordering::AcqRel);
+        }
         let w = shared.work.load(Ordering::Acquire);
-        if w != seen_work {
+        let hw = hm.work.load(Ordering::Acquire);
+        if w != seen_work || hw != seen_hm_work {
             seen_work = w;
+            seen_hm_work = hw;
             carry_out_mode_changes(
                 plan,
                 &parts,
@@ -240,7 +310,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     partita_sys::futex::wake(&shared.stop, u32::MAX, false);
     let stats: Vec<CoreStats> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
     let ran_ns = monotonic_ns().saturating_sub(epoch);
-    reap(&parts, &output);
+    reap(&parts, &output, &hm, &mut oom);
     // Kill everything first, then wait: see `Partition::signal_kill`.
     for p in &parts {
         p.signal_kill();
@@ -294,6 +364,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 Life::Idle | Life::Dead => mode::IDLE,
                 _ => p.control().mode.load(Ordering::Acquire),
             };
+            let hm_events = hm.events_of(p.index);
             PartitionReport {
                 name: p.spec.name.clone(),
                 id: p.spec.id,
@@ -309,9 +380,11 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 split_lines: o.split_lines,
                 application_messages: o.reports,
                 bad_reports: o.bad_reports,
+                hm_events,
             }
         })
         .collect();
+    let hm_report = hm.report(opts.hm_log.as_deref(), module_resets);
     Ok(RunReport {
         module: plan.name.clone(),
         backend,
@@ -325,6 +398,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         cores,
         partitions,
         leftovers,
+        hm: hm_report,
     })
 }
 
@@ -332,6 +406,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
 mod libc_sig {
     pub const SIGINT: i32 = 2;
     pub const SIGTERM: i32 = 15;
+    /// Simulated power failure.
+    pub const SIGPWR: i32 = 30;
 }
 
 fn mode_name(m: u32) -> &'static str {
@@ -344,8 +420,10 @@ fn mode_name(m: u32) -> &'static str {
     }
 }
 
-/// Reaps partitions that ended on their own.
-fn reap(parts: &[Arc<Partition>], output: &Output) {
+/// Reaps partitions that ended on their own and hands each death to the health monitor: an
+/// OOM kill in its memory cgroup is MEMORY_VIOLATION (memory limit), otherwise the exit is
+/// classified by [`hm::classify_exit`].
+fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<OomSeen>]) {
     while let Some((pid, how)) = partita_sys::proc::try_wait(-1) {
         for p in parts {
             let mut d = p.state.lock().expect("partition state");
@@ -356,8 +434,104 @@ fn reap(parts: &[Arc<Partition>], output: &Output) {
                     d.exit = Some(how.to_string());
                     drop(d);
                     output.event(&format!("partition {} {how}", p.spec.name));
+                    // Its other processes (if any) go with it.
+                    p.signal_kill();
+                    let state = hm::state_of(hm, p, None);
+                    let mut kills = hm.new_oom_kills(p.index, p);
+                    if let Some(seen) = oom[p.index].take() {
+                        let (n, f) = kills.unwrap_or((0, seen.failcnt));
+                        kills = Some((n + seen.kills, f));
+                    }
+                    let (code, detection, message) = match kills {
+                        Some((n, failcnt)) => (
+                            partita_config::model::ErrorCode::MemoryViolation,
+                            Detection::MemoryLimit,
+                            format!(
+                                "memory limit {} bytes exceeded ({n} OOM kill(s), failcnt {failcnt}); process {how}",
+                                p.spec.memory_limit.unwrap_or(0)
+                            ),
+                        ),
+                        None => (
+                            hm::classify_exit(how),
+                            Detection::ProcessDied,
+                            format!("partition process {how}"),
+                        ),
+                    };
+                    let rec = hm.raise(
+                        parts,
+                        Detected {
+                            partition: Some(p.index),
+                            process: None,
+                            state,
+                            code,
+                            origin: Origin::PartitionDied,
+                            detection,
+                            message,
+                        },
+                    );
+                    if let Some(rec) = rec {
+                        output.event(&hm_line(&rec));
+                    }
                 }
                 break;
+            }
+        }
+    }
+}
+
+/// OOM kills seen in a partition's memory cgroup and not yet attributed.
+#[derive(Debug, Clone, Copy)]
+struct OomSeen {
+    kills: u64,
+    failcnt: u64,
+    since: u64,
+}
+
+/// How long an OOM kill may wait for the death of the partition's main process before it is
+/// reported as the kill of another process of a partition that lives on.
+const OOM_ATTRIBUTION_NS: u64 = 100_000_000;
+
+/// OOM kills of a partition that is still alive (a forked child of the partition was killed
+/// by the memory cgroup): MEMORY_VIOLATION at partition level. A kill is first held for
+/// [`OOM_ATTRIBUTION_NS`]: if the main process dies meanwhile, [`reap`] reports the death as
+/// the memory-limit error.
+fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<OomSeen>]) {
+    let now = monotonic_ns();
+    for p in parts {
+        if p.memory_group.is_none() || p.state.lock().expect("partition state").life != Life::Live {
+            continue;
+        }
+        if let Some((n, failcnt)) = hm.new_oom_kills(p.index, p) {
+            let e = oom[p.index].get_or_insert(OomSeen {
+                kills: 0,
+                failcnt,
+                since: now,
+            });
+            e.kills += n;
+            e.failcnt = failcnt;
+        }
+        let due = oom[p.index].is_some_and(|e| now.saturating_sub(e.since) >= OOM_ATTRIBUTION_NS);
+        if let Some(OomSeen {
+            kills: n, failcnt, ..
+        }) = oom[p.index].take_if(|_| due)
+        {
+            let rec = hm.raise(
+                parts,
+                Detected {
+                    partition: Some(p.index),
+                    process: None,
+                    state: hm::state_of(hm, p, None),
+                    code: partita_config::model::ErrorCode::MemoryViolation,
+                    origin: Origin::PartitionRuntime,
+                    detection: Detection::MemoryLimit,
+                    message: format!(
+                        "memory limit {} bytes exceeded ({n} OOM kill(s) in the partition, failcnt {failcnt})",
+                        p.spec.memory_limit.unwrap_or(0)
+                    ),
+                },
+            );
+            if let Some(rec) = rec {
+                output.event(&hm_line(&rec));
             }
         }
     }
@@ -379,23 +553,29 @@ fn carry_out_mode_changes(
         let life = p.state.lock().expect("partition state").life;
         match life {
             Life::Idle if p.state.lock().expect("partition state").pid > 0 => {
-                output.event(&format!("partition {} set itself to IDLE", p.spec.name));
+                output.event(&format!("partition {} goes IDLE", p.spec.name));
                 p.kill();
             }
             Life::RestartPending(m) => {
-                output.event(&format!(
-                    "partition {} restarts in {}",
-                    p.spec.name,
-                    mode_name(m)
-                ));
                 p.kill();
-                let restarts = {
+                let (restarts, hm_restart) = {
                     let mut d = p.state.lock().expect("partition state");
                     d.restarts += 1;
                     d.exit = None;
-                    d.restarts
+                    (d.restarts, d.hm_restart.take())
                 };
-                p.fill_control(plan, epoch, PARTITION_RESTART, restarts, rt, backend);
+                output.event(&format!(
+                    "partition {} restarts in {} (restart {restarts}{})",
+                    p.spec.name,
+                    mode_name(m),
+                    if hm_restart.is_some() {
+                        ", released at its next window"
+                    } else {
+                        ""
+                    }
+                ));
+                let condition = hm_restart.unwrap_or(PARTITION_RESTART);
+                p.fill_control(plan, epoch, condition, restarts, rt, backend);
                 p.control().mode.store(m, Ordering::Release);
                 match p.spawn(backend, namespaces, notes, &opts.env) {
                     Ok(pipes) => output.add(p.index, pipes),
@@ -409,7 +589,7 @@ fn carry_out_mode_changes(
                 // It will be released at the start of its next window (the scheduler sees
                 // `running == false`); if it is inside a window right now, release it at once.
                 let mut d = p.state.lock().expect("partition state");
-                if d.active > 0 && d.life == Life::Live {
+                if hm_restart.is_none() && d.active > 0 && d.life == Life::Live {
                     if let Some(sw) = &d.switch {
                         let _ = sw.resume();
                     }

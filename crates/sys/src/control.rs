@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Or
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -102,6 +102,90 @@ pub struct ControlBlock {
     pub processes: AtomicU32,
     /// Written by the partition: current preemption lock level.
     pub lock_level: AtomicI32,
+    // --- hm stream ---
+    /// Extension-service mailbox (Partita / ARINC 653 Part 2-style system-partition services,
+    /// see [`mailbox`] and docs/health-monitor.md). One request at a time per partition.
+    pub mbox: Mailbox,
+}
+
+/// Extension-service mailbox: the partition posts a request (code + arguments), rings the
+/// manager (a [`mailbox::DOORBELL_RECORD`] record on its report channel), and waits on
+/// [`Mailbox::state`] (a shared futex) for the reply the manager writes. Generic: any request
+/// code fits; the manager validates everything (the partition is untrusted).
+#[repr(C)]
+pub struct Mailbox {
+    /// [`mailbox::IDLE`], [`mailbox::POSTED`] (set by the partition) or [`mailbox::REPLIED`]
+    /// (set by the manager); a shared futex word.
+    pub state: AtomicU32,
+    /// Sequence number of the posted request (chosen by the partition).
+    pub seq: AtomicU32,
+    /// Request code (see [`mailbox::request`]).
+    pub request: AtomicU32,
+    /// Manager: `seq` of the request the reply answers.
+    pub reply_seq: AtomicU32,
+    /// Request arguments.
+    pub args: [AtomicI64; 4],
+    /// Manager: ARINC 653 RETURN_CODE_TYPE of the request.
+    pub status: AtomicU32,
+    /// Manager: number of meaningful bytes in `reply`.
+    pub reply_len: AtomicU32,
+    /// Manager: reply payload (its layout depends on the request).
+    pub reply: [AtomicU64; mailbox::REPLY_WORDS],
+}
+
+impl Mailbox {
+    /// Stores `bytes` (at most `REPLY_WORDS * 8`, the rest is cut) as the reply payload.
+    pub fn write_reply(&self, bytes: &[u8]) {
+        let n = bytes.len().min(mailbox::REPLY_WORDS * 8);
+        for (i, w) in self.reply.iter().enumerate() {
+            let mut b = [0u8; 8];
+            for (j, x) in b.iter_mut().enumerate() {
+                *x = bytes
+                    .get(i * 8 + j)
+                    .copied()
+                    .filter(|_| i * 8 + j < n)
+                    .unwrap_or(0);
+            }
+            w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+        }
+        self.reply_len.store(n as u32, Ordering::Relaxed);
+    }
+
+    /// The reply payload (`reply_len` bytes, bounded by the payload size).
+    pub fn read_reply(&self) -> Vec<u8> {
+        let n = (self.reply_len.load(Ordering::Relaxed) as usize).min(mailbox::REPLY_WORDS * 8);
+        let mut out = Vec::with_capacity(mailbox::REPLY_WORDS * 8);
+        for w in &self.reply {
+            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.truncate(n);
+        out
+    }
+}
+
+/// Values and request codes of the [`Mailbox`].
+pub mod mailbox {
+    /// Nothing posted.
+    pub const IDLE: u32 = 0;
+    /// A request is posted and not answered yet.
+    pub const POSTED: u32 = 1;
+    /// The manager answered (the partition sets it back to [`IDLE`]).
+    pub const REPLIED: u32 = 2;
+    /// Report record kind that rings the manager.
+    pub const DOORBELL_RECORD: u8 = 4;
+    /// Size of the reply payload in 64-bit words.
+    pub const REPLY_WORDS: usize = 40;
+    /// Request codes.
+    pub mod request {
+        /// GET_A_PARTITION_STATUS: args[0] = partition identifier.
+        pub const GET_A_PARTITION_STATUS: u32 = 1;
+        /// SET_A_PARTITION_MODE: args[0] = partition identifier, args[1] = operating mode.
+        pub const SET_A_PARTITION_MODE: u32 = 2;
+        /// GET_HM_LOG_STATUS: no arguments.
+        pub const GET_HM_LOG_STATUS: u32 = 3;
+        /// READ_HM_LOG: args[0] = entry index (sequence number).
+        pub const READ_HM_LOG: u32 = 4;
+    }
 }
 
 // SAFETY: ControlBlock is #[repr(C)] and made only of atomics, which are valid for every bit

@@ -18,6 +18,7 @@ mod hm;
 mod mutex;
 mod process;
 mod semaphore;
+mod system;
 mod time;
 
 pub use blackboard::*;
@@ -27,6 +28,7 @@ pub use hm::*;
 pub use mutex::*;
 pub use process::*;
 pub use semaphore::*;
+pub use system::*;
 pub use time::*;
 
 use crate::api;
