@@ -1,0 +1,421 @@
+//! Window-table generators for one core: the seed's criticality-ordered micro-period
+//! algorithm and our supply-aware EDF packing. (The periodic-resource baseline is in
+//! [`crate::prm`].)
+
+use crate::model::PartitionTasks;
+use crate::sim::PartSim;
+use partita_schedule::Nanos;
+use serde::Serialize;
+
+/// A window of a core table: `[start, end)`, switch cost included at its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Win {
+    /// Module index of the partition.
+    pub partition: usize,
+    /// Start in the frame.
+    pub start: Nanos,
+    /// End in the frame.
+    pub end: Nanos,
+}
+
+/// Parameters shared by the generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Params {
+    /// Time lost at the start of every window (partition switch), charged inside the window.
+    pub switch_cost: Nanos,
+    /// Idle time reserved for the host in every micro-period; `None`: 5 % of it.
+    pub host_reserve: Option<Nanos>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            switch_cost: 20_000,
+            host_reserve: None,
+        }
+    }
+}
+
+impl Params {
+    /// Host reserve for a micro-period `m`.
+    pub fn reserve(&self, m: Nanos) -> Nanos {
+        self.host_reserve.unwrap_or(m / 20)
+    }
+}
+
+/// Why a core table could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fail {
+    /// A process would miss its deadline (or a partition could not start in time).
+    Deadline(usize),
+    /// The host reserve and the switch cost do not fit in a micro-period.
+    NoRoom,
+    /// The backlog at frame boundaries did not settle.
+    NoSteadyState,
+}
+
+/// Smallest process period of the partitions: the micro-period.
+pub fn micro_period(parts: &[&PartitionTasks]) -> Nanos {
+    parts.iter().map(|p| p.min_period()).min().unwrap_or(0)
+}
+
+/// A core table: windows of one frame and, per partition, the offset of the window that
+/// starts its periods (its anchor).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Table {
+    /// Windows in `[0, frame)`, sorted.
+    pub windows: Vec<Win>,
+    /// (module partition index, anchor offset).
+    pub anchors: Vec<(usize, Nanos)>,
+}
+
+/// Frames simulated at most while looking for a steady state.
+pub const MAX_BUILD_FRAMES: u64 = 8;
+
+type State = (Vec<Vec<(usize, Nanos, Nanos)>>, Vec<bool>, Nanos, u64);
+
+/// Tracks frame boundaries: the backlog there, and when it repeats, the table.
+struct Frames {
+    frame: Nanos,
+    states: Vec<State>,
+    all_started_at: Option<u64>,
+}
+
+impl Frames {
+    /// Called at the boundary starting frame `k`; returns the table when the state repeats.
+    fn boundary(
+        &mut self,
+        k: u64,
+        sims: &[PartSim<'_>],
+        host: (Nanos, u64),
+        windows: &[Win],
+    ) -> Option<Table> {
+        let t = k * self.frame;
+        let state: State = (
+            sims.iter().map(|s| s.state(t)).collect(),
+            sims.iter().map(|s| s.started()).collect(),
+            host.0,
+            host.1,
+        );
+        if self.all_started_at.is_none() && sims.iter().all(|s| s.started()) {
+            self.all_started_at = Some(k);
+        }
+        let repeat = k >= 1
+            && self.all_started_at.is_some_and(|a| a < k)
+            && self.states.last() == Some(&state);
+        self.states.push(state);
+        if !repeat {
+            return None;
+        }
+        let lo = t - self.frame;
+        let mut ws: Vec<Win> = windows
+            .iter()
+            .filter(|w| w.start >= lo && w.start < t)
+            .map(|w| Win {
+                partition: w.partition,
+                start: w.start - lo,
+                end: w.end - lo,
+            })
+            .collect();
+        ws.sort_by_key(|w| w.start);
+        Some(Table {
+            windows: ws,
+            anchors: sims
+                .iter()
+                .filter_map(|s| s.anchor().map(|a| (s.index, a)))
+                .collect(),
+        })
+    }
+}
+
+/// The seed's algorithm (Jin and Han 2011 as described by Han and Jin): the frame is cut into
+/// micro-periods (the smallest process period); in each, the partitions run in criticality
+/// order (LEVEL_A first), each for as long as it has released work (a variable execution time
+/// per micro-period), so a lower-criticality partition never runs before, or preempts, a
+/// higher-criticality one in the same micro-period; the last `host_reserve` of each
+/// micro-period is left to the host. A partition whose next job comes later in the
+/// micro-period waits for it at its turn.
+pub fn seed(parts: &[&PartitionTasks], frame: Nanos, params: &Params) -> Result<Table, Fail> {
+    let m = micro_period(parts);
+    let h = params.reserve(m);
+    let s = params.switch_cost;
+    if m == 0 || h + s >= m {
+        return Err(Fail::NoRoom);
+    }
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by_key(|&i| (parts[i].rank(), parts[i].index));
+    let mut sims: Vec<PartSim> = parts.iter().map(|p| PartSim::new(p, frame)).collect();
+    let mut due: Vec<Nanos> = vec![Nanos::MAX; parts.len()];
+    let mut windows: Vec<Win> = Vec::new();
+    let mut frames = Frames {
+        frame,
+        states: Vec::new(),
+        all_started_at: None,
+    };
+    let fail = |sims: &[PartSim], i: usize| Err(Fail::Deadline(sims[i].index));
+    for k in 0..MAX_BUILD_FRAMES {
+        if let Some(t) = frames.boundary(k, &sims, (0, 0), &windows) {
+            return Ok(t);
+        }
+        for mp in 0..frame / m {
+            let mut t = k * frame + mp * m;
+            let cap = t + m - h;
+            for (i, sim) in sims.iter_mut().enumerate() {
+                sim.release_to(t);
+                sim.check_late(t);
+                if sim.failed || due[i] < t {
+                    return fail(&sims, i);
+                }
+            }
+            for &i in &order {
+                if cap <= t + s {
+                    break;
+                }
+                if !sims[i].started() {
+                    sims[i].start(t);
+                    due[i] = t;
+                } else {
+                    sims[i].release_to(t);
+                    if !sims[i].busy() {
+                        match sims[i].next_release() {
+                            Some(r) if r + s < cap => {
+                                t = r;
+                                sims[i].release_to(t);
+                            }
+                            _ => continue,
+                        }
+                    }
+                }
+                loop {
+                    if due[i] < t {
+                        return fail(&sims, i);
+                    }
+                    if t == due[i] {
+                        due[i] += frame;
+                    }
+                    let anchor_here = due[i] > t && due[i] < cap;
+                    if anchor_here && due[i] <= t + s {
+                        t = due[i];
+                        continue;
+                    }
+                    let until = if anchor_here { due[i] } else { cap };
+                    let end = sims[i].run(t + s, until);
+                    windows.push(Win {
+                        partition: sims[i].index,
+                        start: t,
+                        end,
+                    });
+                    t = end;
+                    if sims[i].failed {
+                        return fail(&sims, i);
+                    }
+                    if !(t == due[i] && t + s < cap) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Err(Fail::NoSteadyState)
+}
+
+/// Our generator: a table built by simulating partition-level EDF (with the exact process
+/// schedulers inside, so a window ends exactly when its partition runs out of work), the host
+/// reserve as a pseudo partition with a job of `host_reserve` every micro-period.
+/// `preemptive == false`: a partition keeps the core until it is idle (fewest switches);
+/// `true`: it is cut when another partition releases a job due before all of its own.
+pub fn edf(
+    parts: &[&PartitionTasks],
+    frame: Nanos,
+    params: &Params,
+    preemptive: bool,
+) -> Result<Table, Fail> {
+    let m = micro_period(parts);
+    let h = params.reserve(m);
+    let s = params.switch_cost;
+    if m == 0 || h + s >= m {
+        return Err(Fail::NoRoom);
+    }
+    let mpf = frame / m;
+    let mut sims: Vec<PartSim> = parts.iter().map(|p| PartSim::new(p, frame)).collect();
+    let mut due: Vec<Nanos> = vec![Nanos::MAX; parts.len()];
+    let mut windows: Vec<Win> = Vec::new();
+    let mut frames = Frames {
+        frame,
+        states: Vec::new(),
+        all_started_at: None,
+    };
+    // Host pseudo partition: job k released at k·m, due (k+1)·m, needs h.
+    let mut host_k: u64 = 0;
+    let mut host_left: Nanos = 0;
+    let mut t: Nanos = 0;
+    let mut next_boundary: u64 = 0;
+    while next_boundary < MAX_BUILD_FRAMES {
+        if t == next_boundary * frame {
+            if let Some(tab) = frames.boundary(
+                next_boundary,
+                &sims,
+                (host_left, host_k - next_boundary * mpf),
+                &windows,
+            ) {
+                return Ok(tab);
+            }
+            next_boundary += 1;
+        }
+        let boundary = next_boundary * frame;
+        for (i, sim) in sims.iter_mut().enumerate() {
+            sim.release_to(t);
+            sim.check_late(t);
+            if sim.failed || due[i] < t {
+                return Err(Fail::Deadline(sim.index));
+            }
+        }
+        if host_k * m <= t {
+            if host_left > 0 {
+                return Err(Fail::NoRoom);
+            }
+            host_left = h;
+            host_k += 1;
+        }
+        let host_due = host_k * m;
+        let host_latest = if host_left > 0 {
+            host_due - host_left
+        } else {
+            (host_k + 1) * m - h
+        };
+        // Anchors: a partition whose anchor is now must start a window now; nobody runs
+        // across another partition's anchor.
+        let forced = (0..sims.len()).find(|&i| due[i] == t);
+        let next_anchor = due
+            .iter()
+            .copied()
+            .filter(|&d| d > t)
+            .min()
+            .unwrap_or(Nanos::MAX);
+        let mut best: Option<(Nanos, usize, usize, usize)> = None;
+        if host_left > 0 {
+            best = Some((host_due, 0, 0, usize::MAX));
+        }
+        for (i, sim) in sims.iter().enumerate() {
+            let d = if !sim.started() {
+                sim.tasks_min_period() + t
+            } else if let Some(d) = sim.earliest_deadline() {
+                d
+            } else {
+                continue;
+            };
+            let key = (d, 1, sim.rank, i);
+            if best.map_or(true, |b| key < b) {
+                best = Some(key);
+            }
+        }
+        if let Some(i) = forced {
+            best = Some((0, 1, sims[i].rank, i));
+        }
+        let Some((mut d, mut tier, _, mut i)) = best else {
+            t = sims
+                .iter()
+                .filter_map(|s| s.next_release())
+                .chain([host_k * m, boundary, next_anchor])
+                .filter(|&n| n > t)
+                .min()
+                .unwrap_or(boundary);
+            continue;
+        };
+        if forced.is_none() && tier == 1 && host_left > 0 && host_latest <= t + s {
+            (d, tier, i) = (host_due, 0, usize::MAX);
+        }
+        if forced.is_some() && host_left > 0 && host_latest < t + s {
+            return Err(Fail::NoRoom);
+        }
+        let others_urgent = |exclude: usize, sims: &[PartSim], bound: Nanos| {
+            let mut u = sims
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != exclude)
+                .filter_map(|(_, s)| s.next_urgent_release(bound))
+                .min()
+                .unwrap_or(Nanos::MAX);
+            if (host_k + 1) * m < bound {
+                u = u.min(host_k * m);
+            }
+            u
+        };
+        if tier == 0 {
+            let mut until = (t + host_left).min(boundary).min(next_anchor);
+            if preemptive {
+                until = until.min(others_urgent(usize::MAX, &sims, d).max(t + 1));
+            }
+            host_left -= until - t;
+            t = until;
+            continue;
+        }
+        if !sims[i].started() {
+            sims[i].start(t);
+            due[i] = t;
+        }
+        if due[i] == t {
+            due[i] += frame;
+        }
+        let own_anchor = due[i];
+        let mut until = boundary.min(host_latest).min(next_anchor).min(own_anchor);
+        if preemptive {
+            let bound = sims[i].earliest_deadline().unwrap_or(d);
+            until = until.min(others_urgent(i, &sims, bound).max(t + 2 * s + 1));
+        }
+        if until <= t + s {
+            // No useful window fits before the next fixed instant: idle up to it.
+            t = until.max(t + 1).min(boundary);
+            continue;
+        }
+        let end = sims[i].run(t + s, until);
+        windows.push(Win {
+            partition: sims[i].index,
+            start: t,
+            end,
+        });
+        if sims[i].failed {
+            return Err(Fail::Deadline(sims[i].index));
+        }
+        t = end;
+    }
+    Err(Fail::NoSteadyState)
+}
+
+/// Merges windows of the same partition that touch (the switch between them disappears),
+/// except into a window that starts at the partition's anchor.
+pub fn merge(mut table: Table) -> Table {
+    table.windows.sort_by_key(|w| w.start);
+    let mut out: Vec<Win> = Vec::with_capacity(table.windows.len());
+    for w in table.windows {
+        let anchored = table.anchors.contains(&(w.partition, w.start));
+        match out.last_mut() {
+            Some(last) if last.partition == w.partition && last.end == w.start && !anchored => {
+                last.end = w.end
+            }
+            _ => out.push(w),
+        }
+    }
+    table.windows = out;
+    table
+}
+
+/// Partition switches per frame on one core: windows whose predecessor (cyclically) is not the
+/// same partition ending exactly where they start.
+pub fn switches(windows: &[Win], frame: Nanos) -> usize {
+    let mut ws: Vec<&Win> = windows.iter().collect();
+    ws.sort_by_key(|w| w.start);
+    let n = ws.len();
+    (0..n)
+        .filter(|&k| {
+            let prev = ws[(k + n - 1) % n];
+            let w = ws[k];
+            let prev_end = if k == 0 {
+                prev.end.checked_sub(frame)
+            } else {
+                Some(prev.end)
+            };
+            !(prev.partition == w.partition && prev_end == Some(w.start) && n > 1)
+        })
+        .count()
+}
