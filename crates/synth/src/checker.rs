@@ -222,6 +222,20 @@ fn simulate(
     let mut prev_state: Option<Vec<(usize, Nanos, Nanos)>> = None;
     let mut frames = 0;
     let release_time = |i: usize, k: u64| origin + k * p.tasks[i].period;
+    // Releases, for every task, each job whose release instant satisfies `due`.
+    let release_until =
+        |released: &mut [u64], pending: &mut Vec<Pending>, due: &dyn Fn(Nanos) -> bool| {
+            for (i, count) in released.iter_mut().enumerate() {
+                while due(release_time(i, *count)) {
+                    pending.push(Pending {
+                        task: i,
+                        release: release_time(i, *count),
+                        left: p.tasks[i].wcet,
+                    });
+                    *count += 1;
+                }
+            }
+        };
     let miss = |out: &mut Vec<Violation>, task: usize, release: Nanos| {
         out.push(Violation::DeadlineMiss {
             partition: p.name.to_string(),
@@ -237,16 +251,7 @@ fn simulate(
             let (mut t, end) = (base + a, base + b);
             loop {
                 // Release everything due by t.
-                for i in 0..n {
-                    while release_time(i, released[i]) <= t {
-                        pending.push(Pending {
-                            task: i,
-                            release: release_time(i, released[i]),
-                            left: p.tasks[i].wcet,
-                        });
-                        released[i] += 1;
-                    }
-                }
+                release_until(&mut released, &mut pending, &|r| r <= t);
                 if t >= end {
                     break;
                 }
@@ -288,16 +293,7 @@ fn simulate(
         }
         // Frame boundary: release what is due before it, look for overdue jobs.
         let boundary = base + f;
-        for i in 0..n {
-            while release_time(i, released[i]) < boundary {
-                pending.push(Pending {
-                    task: i,
-                    release: release_time(i, released[i]),
-                    left: p.tasks[i].wcet,
-                });
-                released[i] += 1;
-            }
-        }
+        release_until(&mut released, &mut pending, &|r| r < boundary);
         if let Some(j) = pending
             .iter()
             .find(|j| j.release + p.tasks[j.task].deadline <= boundary)

@@ -305,7 +305,7 @@ pub fn edf(
                 continue;
             };
             let key = (d, 1, sim.rank, i);
-            if best.map_or(true, |b| key < b) {
+            if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
         }

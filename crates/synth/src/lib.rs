@@ -121,7 +121,7 @@ fn core_table(
             for c in candidates {
                 match c {
                     Ok(w) => {
-                        let better = best.as_ref().map_or(true, |b| {
+                        let better = best.as_ref().is_none_or(|b| {
                             (gen::switches(&w.windows, frame), w.windows.len())
                                 < (gen::switches(&b.windows, frame), b.windows.len())
                         });

@@ -64,7 +64,7 @@ pub fn design(p: &PartitionTasks, switch_cost: Nanos, max_k: u64) -> Option<Reso
     let tmin = p.min_period();
     let mut best: Option<(f64, Resource)> = None;
     for k in 1..=max_k {
-        if tmin % k != 0 {
+        if !tmin.is_multiple_of(k) {
             continue;
         }
         let period = tmin / k;
