@@ -215,3 +215,29 @@ fn tiny_experiment_writes_json_and_plot() {
     let svg = std::fs::read_to_string(dir.join("experiment.svg")).unwrap();
     assert!(svg.contains("schedulable ratio") && svg.contains("polyline"));
 }
+
+#[test]
+fn two_cores_put_windows_on_both() {
+    let dir = scratch("schedule-two-cores");
+    let (input, _) = example_without_schedule(&dir);
+    let out = dir.join("two.xml");
+    let o = partita()
+        .args(["schedule", "--no-executables", "--cores", "0,1", "--json"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cores = report["ours"]["cores"].as_array().unwrap();
+    assert_eq!(cores.len(), 2, "{report}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("partita:Core=\"1\""), "{written}");
+    let c = partita()
+        .args(["check", "--no-executables"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(c.status.code(), Some(0), "{}", text(&c));
+}

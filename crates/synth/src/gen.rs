@@ -52,6 +52,8 @@ pub enum Fail {
     NoRoom,
     /// The backlog at frame boundaries did not settle.
     NoSteadyState,
+    /// A window of the partition cannot start at its period start (anchor) in every frame.
+    Anchor(usize),
 }
 
 /// Smallest process period of the partitions: the micro-period.
@@ -219,17 +221,34 @@ pub fn seed(parts: &[&PartitionTasks], frame: Nanos, params: &Params) -> Result<
     Err(Fail::NoSteadyState)
 }
 
-/// Our generator: a table built by simulating partition-level EDF (with the exact process
-/// schedulers inside, so a window ends exactly when its partition runs out of work), the host
-/// reserve as a pseudo partition with a job of `host_reserve` every micro-period.
-/// `preemptive == false`: a partition keeps the core until it is idle (fewest switches);
-/// `true`: it is cut when another partition releases a job due before all of its own.
-pub fn edf(
+/// How [`packing`] picks the partition that runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Earliest pending deadline; a partition keeps the core until it is idle (fewest
+    /// switches).
+    NonPreemptiveEdf,
+    /// Earliest pending deadline; a partition is cut when another one releases a job due
+    /// before all of its own.
+    PreemptiveEdf,
+    /// Fixed priority by criticality (LEVEL_A first), preemptive: a higher-criticality
+    /// partition takes the core at its releases; a lower one never preempts a higher one (a
+    /// table that would need it is rejected). The host reserve is taken as late as possible
+    /// in each micro-period.
+    Criticality,
+}
+
+/// Table construction by simulating a partition-level scheduler over the frame with the exact
+/// process schedulers inside (so a window ends exactly when its partition runs out of work or
+/// is preempted), the host reserve as a pseudo partition with a job of `host_reserve` every
+/// micro-period. See [`Policy`].
+pub fn packing(
     parts: &[&PartitionTasks],
     frame: Nanos,
     params: &Params,
-    preemptive: bool,
+    policy: Policy,
 ) -> Result<Table, Fail> {
+    let preemptive = policy == Policy::PreemptiveEdf;
+    let by_criticality = policy == Policy::Criticality;
     let m = micro_period(parts);
     let h = params.reserve(m);
     let s = params.switch_cost;
@@ -293,7 +312,7 @@ pub fn edf(
             .min()
             .unwrap_or(Nanos::MAX);
         let mut best: Option<(Nanos, usize, usize, usize)> = None;
-        if host_left > 0 {
+        if host_left > 0 && !by_criticality {
             best = Some((host_due, 0, 0, usize::MAX));
         }
         for (i, sim) in sims.iter().enumerate() {
@@ -304,13 +323,29 @@ pub fn edf(
             } else {
                 continue;
             };
-            let key = (d, 1, sim.rank, i);
+            let key = if by_criticality {
+                (sim.rank as Nanos, 1, i, i)
+            } else {
+                (d, 1, sim.rank, i)
+            };
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
         }
         if let Some(i) = forced {
+            if by_criticality
+                && sims
+                    .iter()
+                    .enumerate()
+                    .any(|(j, o)| (o.rank, j) < (sims[i].rank, i) && o.busy())
+            {
+                // Its period start would preempt a more critical partition.
+                return Err(Fail::Anchor(sims[i].index));
+            }
             best = Some((0, 1, sims[i].rank, i));
+        }
+        if best.is_none() && host_left > 0 {
+            best = Some((host_due, 0, 0, usize::MAX));
         }
         let Some((mut d, mut tier, _, mut i)) = best else {
             t = sims
@@ -363,6 +398,21 @@ pub fn edf(
             let bound = sims[i].earliest_deadline().unwrap_or(d);
             until = until.min(others_urgent(i, &sims, bound).max(t + 2 * s + 1));
         }
+        if by_criticality {
+            let me = (sims[i].rank, i);
+            let higher = sims
+                .iter()
+                .enumerate()
+                .filter(|(j, o)| (o.rank, *j) < me)
+                .filter_map(|(_, o)| o.next_release())
+                .min()
+                .unwrap_or(Nanos::MAX);
+            until = until.min(higher);
+        }
+        if until <= t + s && forced == Some(i) {
+            // The window at its period start would hold no useful time.
+            return Err(Fail::Anchor(sims[i].index));
+        }
         if until <= t + s {
             // No useful window fits before the next fixed instant: idle up to it.
             t = until.max(t + 1).min(boundary);
@@ -380,6 +430,21 @@ pub fn edf(
         t = end;
     }
     Err(Fail::NoSteadyState)
+}
+
+/// Checks that every anchor of `table` has a window starting at it (so the flagged window,
+/// and the runtime's period origin, are the simulated ones).
+pub fn anchored(table: Table) -> Result<Table, Fail> {
+    for &(p, a) in &table.anchors {
+        if !table
+            .windows
+            .iter()
+            .any(|w| w.partition == p && w.start == a)
+        {
+            return Err(Fail::Anchor(p));
+        }
+    }
+    Ok(table)
 }
 
 /// Merges windows of the same partition that touch (the switch between them disappears),

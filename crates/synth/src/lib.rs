@@ -5,15 +5,17 @@
 //! [`FramePlan`](partita_schedule::FramePlan)):
 //!
 //! - [`Algorithm::Seed`]: the seed papers' criticality-ordered micro-period algorithm
-//!   ([`gen::seed`]);
+//!   ([`gen::seed`]), and when that table misses a deadline, the same idea as a preemptive
+//!   fixed-priority partition schedule by criticality ([`gen::Policy::Criticality`]);
 //! - [`Algorithm::Prm`]: a periodic-resource-model baseline ([`prm`]);
 //! - [`Algorithm::Ours`]: the table with the fewest partition switches among supply-aware
-//!   EDF packing ([`gen::edf`], non-preemptive and preemptive between partitions), the seed
+//!   EDF packing ([`gen::packing`], non-preemptive and preemptive between partitions), the seed
 //!   table and the periodic-resource tables (one window per smallest period, and the
 //!   least-bandwidth one), each with touching windows of a partition merged ([`gen::merge`]).
 //!
-//! On several cores, partitions are assigned first-fit (criticality, then utilisation) with
-//! each core's table built by the same algorithm. [`checker`] re-derives schedulability from
+//! On several cores, partitions are assigned in order of criticality, then utilisation, each
+//! to the least-loaded allowed core whose table (built by the same algorithm) still meets
+//! every deadline (worst fit: the load spreads over the cores). [`checker`] re-derives schedulability from
 //! the plan alone, with its own simulation. Switch cost is charged inside each window; each
 //! micro-period (smallest process period on the core) leaves a host reserve idle.
 
@@ -105,13 +107,24 @@ fn core_table(
     frame: Nanos,
     params: &Params,
 ) -> Result<Table, gen::Fail> {
+    core_table_unchecked(alg, parts, frame, params).and_then(gen::anchored)
+}
+
+fn core_table_unchecked(
+    alg: Algorithm,
+    parts: &[&PartitionTasks],
+    frame: Nanos,
+    params: &Params,
+) -> Result<Table, gen::Fail> {
     match alg {
-        Algorithm::Seed => gen::seed(parts, frame, params),
+        Algorithm::Seed => gen::seed(parts, frame, params)
+            .and_then(gen::anchored)
+            .or_else(|_| gen::packing(parts, frame, params, gen::Policy::Criticality)),
         Algorithm::Prm => prm::table(parts, frame, params),
         Algorithm::Ours => {
             let candidates = [
-                gen::edf(parts, frame, params, false).map(gen::merge),
-                gen::edf(parts, frame, params, true).map(gen::merge),
+                gen::packing(parts, frame, params, gen::Policy::NonPreemptiveEdf).map(gen::merge),
+                gen::packing(parts, frame, params, gen::Policy::PreemptiveEdf).map(gen::merge),
                 gen::seed(parts, frame, params).map(gen::merge),
                 prm::table_with(parts, frame, params, 1).map(gen::merge),
                 prm::table(parts, frame, params).map(gen::merge),
@@ -153,6 +166,7 @@ pub fn synthesize(set: &TaskSet, alg: Algorithm, params: &Params) -> Result<Synt
         match f {
         gen::Fail::Deadline(i) => format!("a process of partition {} misses its deadline", name_of(i)),
         gen::Fail::NoRoom => "the host reserve and switch cost leave no room in a micro-period (or the host reserve cannot be kept)".to_string(),
+        gen::Fail::Anchor(i) => format!("partition {} cannot start its periods at a fixed offset of the frame", name_of(i)),
         gen::Fail::NoSteadyState => format!("the backlog did not settle within {} frames", gen::MAX_BUILD_FRAMES),
     }
     };
@@ -178,7 +192,14 @@ pub fn synthesize(set: &TaskSet, alg: Algorithm, params: &Params) -> Result<Synt
             let p = &set.partitions[pi];
             let mut last = None;
             let mut placed = false;
-            for (c, &core) in set.cores.iter().enumerate() {
+            // Least-loaded core first (worst fit), so partitions spread over the cores.
+            let mut by_load: Vec<usize> = (0..set.cores.len()).collect();
+            by_load.sort_by(|&a, &b| {
+                let load = |c: usize| assigned[c].iter().map(|q| q.utilisation()).sum::<f64>();
+                load(a).total_cmp(&load(b)).then(a.cmp(&b))
+            });
+            for c in by_load {
+                let core = set.cores[c];
                 if !p.allows(core) {
                     continue;
                 }
