@@ -119,8 +119,8 @@ struct ScheduleArgs {
     /// Idle time left to the host in every micro-period (default: 5% of it).
     #[arg(long, value_parser = parse_duration)]
     host_reserve: Option<Duration>,
-    /// Partition switch cost charged at the start of every window (default 20us; measure it
-    /// with `partita bench switch`).
+    /// Partition switch cost charged at the start of every window (default 100us: spin margin
+    /// plus start latency; measure yours with `partita bench switch`).
     #[arg(long, value_parser = parse_duration)]
     switch_cost: Option<Duration>,
     /// Cores to schedule on, e.g. 0,1 (default: the partitions' partita:Resources cores, else 0).

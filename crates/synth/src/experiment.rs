@@ -276,7 +276,9 @@ pub fn run(opts: &Options) -> Outcome {
             )
         })
         .collect();
-    let checks = target_checks(&levels, &pairwise);
+    // Share of the core the host reserve takes (the smallest period in the sets is 10 ms).
+    let reserve_share = opts.params.reserve(10_000_000) as f64 / 10_000_000.0;
+    let checks = target_checks(&levels, &pairwise, reserve_share);
     Outcome {
         options: *opts,
         levels,
@@ -290,7 +292,11 @@ fn idx(alg: Algorithm) -> usize {
     Algorithm::ALL.iter().position(|&a| a == alg).unwrap_or(0)
 }
 
-fn target_checks(levels: &[Level], pairwise: &[(Algorithm, f64, f64, usize)]) -> Vec<Check> {
+fn target_checks(
+    levels: &[Level],
+    pairwise: &[(Algorithm, f64, f64, usize)],
+    reserve_share: f64,
+) -> Vec<Check> {
     let prm = idx(Algorithm::Prm);
     let mut checks = Vec::new();
     for cand in [Algorithm::Seed, Algorithm::Ours] {
@@ -311,10 +317,15 @@ fn target_checks(levels: &[Level], pairwise: &[(Algorithm, f64, f64, usize)]) ->
         });
         for l in levels.iter().filter(|l| l.utilisation > 0.65) {
             let (a, b) = (l.cells[c].accepted, l.cells[prm].accepted);
+            let note = if l.utilisation + reserve_share > 1.0 + 1e-9 {
+                " (no table can exist: demand plus host reserve exceed the core)"
+            } else {
+                ""
+            };
             checks.push(Check {
                 name: format!("{cand} accepts > prm at U={:.1}", l.utilisation),
                 pass: a > b,
-                detail: format!("{a} vs {b} of {}", l.sets),
+                detail: format!("{a} vs {b} of {}{note}", l.sets),
             });
         }
         if let Some(&(_, mc, mp, n)) = pairwise.iter().find(|p| p.0 == cand) {

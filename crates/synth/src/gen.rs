@@ -27,10 +27,13 @@ pub struct Params {
     pub host_reserve: Option<Nanos>,
 }
 
+/// Default switch cost: about what a window loses on this platform (docs/benchmarks.md): the
+/// manager's scheduler thread spins the last 80 µs of a window, and the entering partition
+/// starts 15–30 µs (median) after its window start.
 impl Default for Params {
     fn default() -> Self {
         Params {
-            switch_cost: 20_000,
+            switch_cost: 100_000,
             host_reserve: None,
         }
     }

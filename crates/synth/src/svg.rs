@@ -142,7 +142,7 @@ pub fn two_panels(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
         2.0 * (pw + pad) + pad,
-        ph + 2.0 * pad + 30.0
+        ph + 2.0 * pad + 50.0
     );
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
@@ -213,13 +213,13 @@ pub fn two_panels(
                 let (a, b) = p.split_once(',').unwrap_or(("0", "0"));
                 let _ = writeln!(s, r#"<circle cx="{a}" cy="{b}" r="3" fill="{c}"/>"#);
             }
-            let ly = oy + 16.0 + 16.0 * i as f64;
+            // Legend below the axis label, one entry per series.
+            let (lx, ly) = (ox + 100.0 * i as f64, oy + ph + 56.0);
             let _ = writeln!(
                 s,
-                r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="2"/><text x="{}" y="{}">{}</text>"#,
-                ox + pw - 110.0,
-                ox + pw - 90.0,
-                ox + pw - 85.0,
+                r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="2"/><text x="{}" y="{}">{}</text>"#,
+                lx + 20.0,
+                lx + 25.0,
                 ly + 4.0,
                 esc(&se.name)
             );
