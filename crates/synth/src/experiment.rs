@@ -161,6 +161,8 @@ pub struct Outcome {
     pub common_mean_switches: Vec<(Algorithm, f64)>,
     /// Sets accepted by every algorithm.
     pub common_sets: usize,
+    /// How often each construction won in `ours` (accepted sets).
+    pub ours_variants: Vec<(String, usize)>,
     /// The target checks.
     pub checks: Vec<Check>,
 }
@@ -171,6 +173,7 @@ pub fn run(opts: &Options) -> Outcome {
     let mut levels = Vec::new();
     let mut common: Vec<Vec<usize>> = vec![Vec::new(); Algorithm::ALL.len()];
     let mut per_set: Vec<[Option<usize>; 3]> = Vec::new();
+    let mut variants: Vec<(String, usize)> = Vec::new();
     for step in 1..=10 {
         let u = step as f64 / 10.0;
         let mut acc = [0usize; 3];
@@ -213,6 +216,14 @@ pub fn run(opts: &Options) -> Outcome {
                     .sum();
                 acc[a] += 1;
                 sw[a] += s;
+                if *alg == Algorithm::Ours {
+                    for (_, v) in &syn.variants {
+                        match variants.iter_mut().find(|x| &x.0 == v) {
+                            Some(x) => x.1 += 1,
+                            None => variants.push((v.clone(), 1)),
+                        }
+                    }
+                }
                 got[a] = Some(s);
             }
             per_set.push(got);
@@ -284,6 +295,7 @@ pub fn run(opts: &Options) -> Outcome {
         levels,
         common_mean_switches,
         common_sets,
+        ours_variants: variants,
         checks,
     }
 }
@@ -370,6 +382,11 @@ pub fn render(o: &Outcome) -> String {
     );
     for (a, m) in &o.common_mean_switches {
         let _ = write!(s, " {a} {m:.1}");
+    }
+    s.push('\n');
+    let _ = write!(s, "ours chose:");
+    for (v, n) in &o.ours_variants {
+        let _ = write!(s, " {v} {n};");
     }
     s.push('\n');
     let rejected: usize = o

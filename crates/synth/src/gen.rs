@@ -72,6 +72,8 @@ pub struct Table {
     pub windows: Vec<Win>,
     /// (module partition index, anchor offset).
     pub anchors: Vec<(usize, Nanos)>,
+    /// Which construction made it.
+    pub variant: &'static str,
 }
 
 /// Frames simulated at most while looking for a steady state.
@@ -129,6 +131,7 @@ impl Frames {
                 .iter()
                 .filter_map(|s| s.anchor().map(|a| (s.index, a)))
                 .collect(),
+            variant: "",
         })
     }
 }
@@ -160,7 +163,10 @@ pub fn seed(parts: &[&PartitionTasks], frame: Nanos, params: &Params) -> Result<
     let fail = |sims: &[PartSim], i: usize| Err(Fail::Deadline(sims[i].index));
     for k in 0..MAX_BUILD_FRAMES {
         if let Some(t) = frames.boundary(k, &sims, (0, 0), &windows) {
-            return Ok(t);
+            return Ok(Table {
+                variant: "seed micro-period",
+                ..t
+            });
         }
         for mp in 0..frame / m {
             let mut t = k * frame + mp * m;
@@ -240,6 +246,17 @@ pub enum Policy {
     Criticality,
 }
 
+impl Policy {
+    /// Short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::NonPreemptiveEdf => "non-preemptive EDF packing",
+            Policy::PreemptiveEdf => "preemptive EDF packing",
+            Policy::Criticality => "criticality fixed priority",
+        }
+    }
+}
+
 /// Table construction by simulating a partition-level scheduler over the frame with the exact
 /// process schedulers inside (so a window ends exactly when its partition runs out of work or
 /// is preempted), the host reserve as a pseudo partition with a job of `host_reserve` every
@@ -280,7 +297,10 @@ pub fn packing(
                 (host_left, host_k - next_boundary * mpf),
                 &windows,
             ) {
-                return Ok(tab);
+                return Ok(Table {
+                    variant: policy.name(),
+                    ..tab
+                });
             }
             next_boundary += 1;
         }

@@ -99,6 +99,8 @@ pub struct Synthesis {
     pub timing: Vec<(usize, Nanos, Nanos)>,
     /// Switch cost charged at every window start.
     pub switch_cost: Nanos,
+    /// Per core: which construction made its table.
+    pub variants: Vec<(u32, String)>,
 }
 
 fn core_table(
@@ -123,12 +125,13 @@ fn core_table_unchecked(
         Algorithm::Prm => prm::table(parts, frame, params),
         Algorithm::Ours => {
             let candidates = [
-                gen::packing(parts, frame, params, gen::Policy::NonPreemptiveEdf).map(gen::merge),
-                gen::packing(parts, frame, params, gen::Policy::PreemptiveEdf).map(gen::merge),
-                gen::seed(parts, frame, params).map(gen::merge),
-                prm::table_with(parts, frame, params, 1).map(gen::merge),
-                prm::table(parts, frame, params).map(gen::merge),
-            ];
+                gen::packing(parts, frame, params, gen::Policy::NonPreemptiveEdf),
+                gen::packing(parts, frame, params, gen::Policy::PreemptiveEdf),
+                gen::seed(parts, frame, params),
+                prm::table_with(parts, frame, params, 1),
+                prm::table(parts, frame, params),
+            ]
+            .map(|c| c.and_then(gen::anchored).map(gen::merge));
             let mut first_err = None;
             let mut best: Option<Table> = None;
             for c in candidates {
@@ -229,12 +232,14 @@ pub fn synthesize(set: &TaskSet, alg: Algorithm, params: &Params) -> Result<Synt
     }
     let mut windows = Vec::new();
     let mut cores = Vec::new();
+    let mut variants = Vec::new();
     for (c, &core) in set.cores.iter().enumerate() {
         if assigned[c].is_empty() {
             continue;
         }
         let m = gen::micro_period(&assigned[c]);
         cores.push((core, m, params.reserve(m)));
+        variants.push((core, tables[c].variant.to_string()));
         let table = &tables[c];
         for w in &table.windows {
             windows.push(Window {
@@ -278,5 +283,6 @@ pub fn synthesize(set: &TaskSet, alg: Algorithm, params: &Params) -> Result<Synt
         cores,
         timing,
         switch_cost: params.switch_cost,
+        variants,
     })
 }

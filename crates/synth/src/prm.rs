@@ -192,7 +192,15 @@ pub fn table_with(
             anchors.push((w.partition, w.start));
         }
     }
-    Ok(Table { windows, anchors })
+    Ok(Table {
+        windows,
+        anchors,
+        variant: if max_k == 1 {
+            "periodic resource, one window per smallest period"
+        } else {
+            "periodic resource"
+        },
+    })
 }
 
 #[cfg(test)]

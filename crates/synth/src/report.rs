@@ -78,6 +78,8 @@ pub struct ProcessReport {
 pub struct Report {
     /// Generator.
     pub algorithm: String,
+    /// Per core: the construction that made its table.
+    pub variants: Vec<(u32, String)>,
     /// Major frame.
     pub major_frame: Nanos,
     /// Switch cost charged per window.
@@ -189,6 +191,7 @@ pub fn build(set: &TaskSet, syn: &Synthesis, verdict: &Verdict) -> Report {
     }
     Report {
         algorithm: syn.algorithm.to_string(),
+        variants: syn.variants.clone(),
         major_frame: f,
         switch_cost: s,
         utilisation: set.utilisation(),
@@ -221,9 +224,14 @@ pub fn render(r: &Report) -> String {
         d(r.switch_cost)
     );
     for c in &r.cores {
+        let variant = r
+            .variants
+            .iter()
+            .find(|v| v.0 == c.core)
+            .map_or("", |v| v.1.as_str());
         let _ = writeln!(
             s,
-            "  core {}: micro-period {}, host reserve {}, {} windows, {} switches, windows fill {:.1}%, utilisation {:.3}",
+            "  core {} ({variant}): micro-period {}, host reserve {}, {} windows, {} switches, windows fill {:.1}%, utilisation {:.3}",
             c.core,
             d(c.micro_period),
             d(c.host_reserve),
