@@ -241,3 +241,16 @@ fn two_cores_put_windows_on_both() {
         .unwrap();
     assert_eq!(c.status.code(), Some(0), "{}", text(&c));
 }
+
+#[test]
+fn edf_partition_is_refused() {
+    let dir = scratch("schedule-edf");
+    let m = module(
+        &dir,
+        "    <partita:Process name=\"a\" periodSeconds=\"0.01\" wcetSeconds=\"0.001\"/>\n    <partita:ProcessScheduling policy=\"EDF\"/>\n",
+    );
+    let o = partita().arg("schedule").arg(&m).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("m.xml:3:3: partition A schedules its processes by EDF"));
+}

@@ -3,7 +3,7 @@
 //! error messages).
 
 use crate::doc::SourceMap;
-use partita_config::model::{Criticality, ValidatedModule};
+use partita_config::model::{Criticality, ProcessPolicy, ValidatedModule};
 use partita_schedule::{gcd, lcm, Nanos};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -202,6 +202,16 @@ pub fn task_set(
                 ppos,
                 format!(
                     "partition {} lists no <partita:Process>; schedule synthesis needs each partition's processes (periodSeconds, wcetSeconds)",
+                    p.name
+                ),
+            ));
+            continue;
+        }
+        if p.process_policy == Some(ProcessPolicy::Edf) {
+            errors.push(err(
+                ppos,
+                format!(
+                    "partition {} schedules its processes by EDF; schedule synthesis analyses fixed-priority scheduling only",
                     p.name
                 ),
             ));
