@@ -240,8 +240,8 @@ pub enum Policy {
     /// Earliest pending deadline; a partition keeps the core until it is idle (fewest
     /// switches).
     NonPreemptiveEdf,
-    /// Earliest pending deadline; a partition is cut when another one releases a job due
-    /// before all of its own.
+    /// Earliest pending deadline, decided again at every release of another partition (a
+    /// partition chosen again continues its window without a new switch).
     PreemptiveEdf,
     /// Fixed priority by criticality (LEVEL_A first), preemptive: a higher-criticality
     /// partition takes the core at its releases; a lower one never preempts a higher one (a
@@ -416,14 +416,31 @@ pub fn packing(
             sims[i].start(t);
             due[i] = t;
         }
-        if due[i] == t {
+        // The partition that was cut here (not idle) and is chosen again continues its window
+        // without a new switch, except at a frame boundary or its period start, where a window
+        // must start (and pays the switch cost, as the checker charges it).
+        let at_anchor = due[i] == t;
+        let continues = !at_anchor
+            && !t.is_multiple_of(frame)
+            && windows
+                .last()
+                .is_some_and(|w| w.partition == sims[i].index && w.end == t);
+        if at_anchor {
             due[i] += frame;
         }
+        let from = if continues { t } else { t + s };
         let own_anchor = due[i];
         let mut until = boundary.min(host_latest).min(next_anchor).min(own_anchor);
         if preemptive {
-            let bound = sims[i].earliest_deadline().unwrap_or(d);
-            until = until.min(others_urgent(i, &sims, bound).max(t + 2 * s + 1));
+            // Decide again at every release of another partition (or of the host).
+            let others = sims
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .filter_map(|(_, o)| o.next_release())
+                .min()
+                .unwrap_or(Nanos::MAX);
+            until = until.min(others.max(from + 1)).min(host_k * m);
         }
         if by_criticality {
             let me = (sims[i].rank, i);
@@ -436,21 +453,24 @@ pub fn packing(
                 .unwrap_or(Nanos::MAX);
             until = until.min(higher);
         }
-        if until <= t + s && forced == Some(i) {
+        if until <= from && forced == Some(i) {
             // The window at its period start would hold no useful time.
             return Err(Fail::Anchor(sims[i].index));
         }
-        if until <= t + s {
+        if until <= from {
             // No useful window fits before the next fixed instant: idle up to it.
             t = until.max(t + 1).min(boundary);
             continue;
         }
-        let end = sims[i].run(t + s, until);
-        windows.push(Win {
-            partition: sims[i].index,
-            start: t,
-            end,
-        });
+        let end = sims[i].run(from, until);
+        match windows.last_mut() {
+            Some(w) if continues => w.end = end,
+            _ => windows.push(Win {
+                partition: sims[i].index,
+                start: t,
+                end,
+            }),
+        }
         if sims[i].failed {
             return Err(Fail::Deadline(sims[i].index));
         }

@@ -10,8 +10,8 @@
 //! - [`Algorithm::Prm`]: a periodic-resource-model baseline ([`prm`]);
 //! - [`Algorithm::Ours`]: the table with the fewest partition switches among supply-aware
 //!   EDF packing ([`gen::packing`], non-preemptive and preemptive between partitions), the seed
-//!   table and the periodic-resource tables (one window per smallest period, and the
-//!   least-bandwidth one), each with touching windows of a partition merged ([`gen::merge`]).
+//!   table and the periodic-resource table, each with touching windows of a partition merged
+//!   ([`gen::merge`]).
 //!
 //! On several cores, partitions are assigned in order of criticality, then utilisation, each
 //! to the least-loaded allowed core whose table (built by the same algorithm) still meets
@@ -128,7 +128,6 @@ fn core_table_unchecked(
                 gen::packing(parts, frame, params, gen::Policy::NonPreemptiveEdf),
                 gen::packing(parts, frame, params, gen::Policy::PreemptiveEdf),
                 gen::seed(parts, frame, params),
-                prm::table_with(parts, frame, params, 1),
                 prm::table(parts, frame, params),
             ]
             .map(|c| c.and_then(gen::anchored).map(gen::merge));

@@ -6,6 +6,8 @@
 use crate::gen::{micro_period, Fail, Params, Table, Win};
 use crate::model::{PartitionTasks, Task};
 use partita_schedule::Nanos;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A partition's periodic resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,20 +156,18 @@ pub fn table_with(
         }
     }
     jobs.sort_by_key(|j| (j.0, j.1));
+    // Non-preemptive EDF: ready jobs in a heap by (deadline, host first, order).
+    let mut ready: BinaryHeap<Reverse<(Nanos, bool, usize)>> = BinaryHeap::new();
     let mut windows = Vec::new();
-    let mut done = vec![false; jobs.len()];
+    let mut next = 0;
     let mut t = 0;
-    let mut left = jobs.len();
-    while left > 0 {
-        let pick = (0..jobs.len())
-            .filter(|&k| !done[k] && jobs[k].0 <= t)
-            .min_by_key(|&k| (jobs[k].1, jobs[k].3.is_some(), k));
-        let Some(k) = pick else {
-            t = (0..jobs.len())
-                .filter(|&k| !done[k])
-                .map(|k| jobs[k].0)
-                .min()
-                .unwrap_or(frame);
+    while next < jobs.len() || !ready.is_empty() {
+        while next < jobs.len() && jobs[next].0 <= t {
+            ready.push(Reverse((jobs[next].1, jobs[next].3.is_some(), next)));
+            next += 1;
+        }
+        let Some(Reverse((_, _, k))) = ready.pop() else {
+            t = jobs[next].0;
             continue;
         };
         let (_, deadline, len, owner) = jobs[k];
@@ -182,8 +182,6 @@ pub fn table_with(
             });
         }
         t += len;
-        done[k] = true;
-        left -= 1;
     }
     // The analysis holds for any release phase: anchor each partition at its first window.
     let mut anchors: Vec<(usize, Nanos)> = Vec::new();
