@@ -123,7 +123,7 @@ struct ScheduleArgs {
     /// plus start latency; measure yours with `partita bench switch`).
     #[arg(long, value_parser = parse_duration)]
     switch_cost: Option<Duration>,
-    /// Cores to schedule on, e.g. 0,1 (default: the partitions' partita:Resources cores, else 0).
+    /// Cores to schedule on, e.g. 0,1 (default: 0 and the partitions' partita:Resources cores).
     #[arg(long, value_delimiter = ',')]
     cores: Option<Vec<u32>>,
     /// Write the module with the synthesised schedule to this file.

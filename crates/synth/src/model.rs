@@ -176,9 +176,9 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// Builds the task set of a validated module. `cores` overrides the cores (else the union of
-/// the partitions' `partita:Resources cores`, else core 0). Every partition must list
+/// Builds the task set of a validated module. `cores` overrides the cores. Every partition must list
 /// processes with `periodSeconds` and `wcetSeconds`; `deadlineSeconds` defaults to the period;
+/// without `cores`, the cores are core 0 and every core named by a partition's resources;
 /// priorities are given for every process of a partition or for none (deadline-monotonic).
 /// Returns every problem found, each naming its line.
 pub fn task_set(
@@ -296,15 +296,14 @@ pub fn task_set(
             c
         }
         _ => {
+            // Core 0 (where windows go by default) and every core a partition names.
             let mut c: Vec<u32> = partitions
                 .iter()
                 .flat_map(|p| p.cores.iter().copied())
+                .chain([0])
                 .collect();
             c.sort_unstable();
             c.dedup();
-            if c.is_empty() {
-                c.push(0);
-            }
             c
         }
     };
