@@ -49,8 +49,11 @@ impl Params {
 /// Why a core table could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fail {
-    /// A process would miss its deadline (or a partition could not start in time).
-    Deadline(usize),
+    /// A process of the partition (module index) would miss its deadline; which one, when
+    /// known.
+    Deadline(usize, Option<String>),
+    /// The partition (module index) cannot be served, for the reason given.
+    Infeasible(usize, &'static str),
     /// The host reserve and the switch cost do not fit in a micro-period.
     NoRoom,
     /// The backlog at frame boundaries did not settle.
@@ -160,7 +163,7 @@ pub fn seed(parts: &[&PartitionTasks], frame: Nanos, params: &Params) -> Result<
         states: Vec::new(),
         all_started_at: None,
     };
-    let fail = |sims: &[PartSim], i: usize| Err(Fail::Deadline(sims[i].index));
+    let fail = |sims: &[PartSim], i: usize| Err(sims[i].fail());
     for k in 0..MAX_BUILD_FRAMES {
         if let Some(t) = frames.boundary(k, &sims, (0, 0), &windows) {
             return Ok(Table {
@@ -313,7 +316,7 @@ pub fn packing(
             sim.release_to(t);
             sim.check_late(t);
             if sim.failed || due[i] < t {
-                return Err(Fail::Deadline(sim.index));
+                return Err(sim.fail());
             }
         }
         if host_k * m <= t {
@@ -472,7 +475,7 @@ pub fn packing(
             }),
         }
         if sims[i].failed {
-            return Err(Fail::Deadline(sims[i].index));
+            return Err(sims[i].fail());
         }
         t = end;
     }

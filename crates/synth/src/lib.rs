@@ -166,7 +166,9 @@ pub fn synthesize(set: &TaskSet, alg: Algorithm, params: &Params) -> Result<Synt
     };
     let explain = |f: gen::Fail| {
         match f {
-        gen::Fail::Deadline(i) => format!("a process of partition {} misses its deadline", name_of(i)),
+        gen::Fail::Deadline(i, None) => format!("a process of partition {} misses its deadline", name_of(i)),
+        gen::Fail::Deadline(i, Some(what)) => format!("partition {}: {what} misses its deadline", name_of(i)),
+        gen::Fail::Infeasible(i, why) => format!("partition {}: {why}", name_of(i)),
         gen::Fail::NoRoom => "the host reserve and switch cost leave no room in a micro-period (or the host reserve cannot be kept)".to_string(),
         gen::Fail::Anchor(i) => format!("partition {} cannot start its periods at a fixed offset of the frame", name_of(i)),
         gen::Fail::NoSteadyState => format!("the backlog did not settle within {} frames", gen::MAX_BUILD_FRAMES),

@@ -141,7 +141,10 @@ pub fn table_with(
     // Jobs: (release, deadline, length, partition or None for the host).
     let mut jobs: Vec<(Nanos, Nanos, Nanos, Option<usize>)> = Vec::new();
     for p in parts {
-        let r = design(p, s, max_k).ok_or(Fail::Deadline(p.index))?;
+        let r = design(p, s, max_k).ok_or(Fail::Infeasible(
+            p.index,
+            "no periodic resource (period a divisor of its smallest process period) makes its processes schedulable",
+        ))?;
         let mut k = 0;
         while k < frame {
             jobs.push((k, k + r.period, r.budget + s, Some(p.index)));
@@ -172,7 +175,9 @@ pub fn table_with(
         };
         let (_, deadline, len, owner) = jobs[k];
         if t + len > deadline {
-            return Err(owner.map_or(Fail::NoRoom, Fail::Deadline));
+            return Err(owner.map_or(Fail::NoRoom, |p| {
+                Fail::Infeasible(p, "its periodic-resource window does not fit in its period")
+            }));
         }
         if let Some(partition) = owner {
             windows.push(Win {

@@ -34,6 +34,8 @@ pub(crate) struct PartSim<'a> {
     jobs: Vec<Job>,
     /// A job missed its deadline, or a window did not start at the anchor.
     pub failed: bool,
+    /// The first job found late: (task, release).
+    late: Option<(usize, Nanos)>,
 }
 
 impl<'a> PartSim<'a> {
@@ -47,6 +49,7 @@ impl<'a> PartSim<'a> {
             next: vec![0; p.tasks.len()],
             jobs: Vec::new(),
             failed: false,
+            late: None,
         }
     }
 
@@ -145,15 +148,32 @@ impl<'a> PartSim<'a> {
                 let j = self.jobs.swap_remove(k);
                 if t > j.deadline {
                     self.failed = true;
+                    self.late.get_or_insert((j.task, j.release));
                 }
             }
         }
     }
 
+    /// The failure of this partition: which process was late, and when it was released
+    /// (relative to the frame).
+    pub fn fail(&self) -> crate::gen::Fail {
+        crate::gen::Fail::Deadline(
+            self.index,
+            self.late.map(|(k, r)| {
+                format!(
+                    "{} (released at {} in the frame)",
+                    self.tasks[k].name,
+                    partita_config::time::format_duration(r % self.frame)
+                )
+            }),
+        )
+    }
+
     /// Marks the partition failed when one of its pending jobs is already late at `t`.
     pub fn check_late(&mut self, t: Nanos) {
-        if self.jobs.iter().any(|j| j.deadline < t) {
+        if let Some(j) = self.jobs.iter().find(|j| j.deadline < t) {
             self.failed = true;
+            self.late.get_or_insert((j.task, j.release));
         }
     }
 
