@@ -151,7 +151,10 @@ fn overload_is_unschedulable() {
     assert_eq!(o.status.code(), Some(7), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no schedulable table"), "{err}");
-    assert!(err.contains("ours: not schedulable: partition A: b (released at"), "{err}");
+    assert!(
+        err.contains("ours: not schedulable: partition A: b (released at"),
+        "{err}"
+    );
     assert!(
         !out.exists(),
         "nothing is written when nothing is schedulable"
