@@ -9,9 +9,12 @@
 //! - 5: the module ran, but a partition could not be started or something was left behind
 //! - 6: the module ran with window overruns and `--fail-on-overrun` was given
 //! - 7: the health monitor shut the module down (module-level SHUTDOWN action)
+//! - 8: `partita schedule` found no schedulable table
+//! - 9: `partita schedule`: the synthesised schedule failed its own checks (a defect)
 
 mod cc;
 mod embedded;
+mod schedule;
 
 use clap::{Parser, Subcommand};
 use partita_manager::{BackendChoice, ModulePlan, RunOptions};
@@ -22,7 +25,8 @@ use std::time::Duration;
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 configuration errors; 2 bad command line; \
 3 unreadable/unwritable file or corrupt plan; 4 module could not be run; 5 a partition could \
 not start or something was left behind; 6 overruns with --fail-on-overrun; 7 the health monitor \
-shut the module down.";
+shut the module down; 8 schedule: not schedulable; 9 schedule: synthesised schedule failed its \
+checks.";
 
 #[derive(Parser)]
 #[command(name = "partita", version, about = "ARINC 653 partitioning on Linux", after_help = EXIT_CODES)]
@@ -109,6 +113,9 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Synthesise a Module_Schedule from the partitions' processes (partita:Process), check it
+    /// and write it back; or compare the algorithms (--experiment).
+    Schedule(ScheduleArgs),
     /// List the configuration validation rules.
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`.
@@ -116,6 +123,53 @@ enum Cmd {
         #[command(subcommand)]
         what: BenchCmd,
     },
+}
+
+#[derive(clap::Args)]
+struct ScheduleArgs {
+    /// The ARINC 653 XML module file (its partitions list partita:Process elements).
+    #[arg(required_unless_present = "experiment")]
+    file: Option<PathBuf>,
+    /// seed (criticality micro-periods), prm (periodic resource model), ours, or all.
+    #[arg(long, default_value = "ours")]
+    algorithm: String,
+    /// Idle time left to the host in every micro-period (default: 5% of it).
+    #[arg(long, value_parser = parse_duration)]
+    host_reserve: Option<Duration>,
+    /// Partition switch cost charged at the start of every window (default 100us: spin margin
+    /// plus start latency; measure yours with `partita bench switch`).
+    #[arg(long, value_parser = parse_duration)]
+    switch_cost: Option<Duration>,
+    /// Cores to schedule on, e.g. 0,1 (default: 0 and the partitions' partita:Resources cores).
+    #[arg(long, value_delimiter = ',')]
+    cores: Option<Vec<u32>>,
+    /// Write the module with the synthesised schedule to this file.
+    #[arg(short, long, conflicts_with = "in_place")]
+    output: Option<PathBuf>,
+    /// Replace the schedule in the module file itself.
+    #[arg(long)]
+    in_place: bool,
+    /// Write a Gantt chart of one major frame (SVG).
+    #[arg(long)]
+    gantt: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Do not check that partition executables exist.
+    #[arg(long)]
+    no_executables: bool,
+    /// Compare the algorithms on random process sets instead.
+    #[arg(long)]
+    experiment: bool,
+    /// Experiment: process sets per utilisation level.
+    #[arg(long, default_value_t = 100)]
+    sets: usize,
+    /// Experiment: random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Experiment: output directory for experiment.json and experiment.svg.
+    #[arg(long, default_value = "bench-results/schedule")]
+    out: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -264,6 +318,22 @@ fn main() -> ExitCode {
             what: BenchCmd::Apex { quick, json },
         } => partita_bench::cli_apex(&partita_bench::ApexOptions { quick }, json),
         Cmd::HmLog { file, json } => hm_log(&file, json),
+        Cmd::Schedule(a) => schedule::main(&schedule::Options {
+            file: a.file,
+            algorithm: a.algorithm,
+            host_reserve: a.host_reserve,
+            switch_cost: a.switch_cost,
+            cores: a.cores,
+            output: a.output,
+            in_place: a.in_place,
+            gantt: a.gantt,
+            json: a.json,
+            no_executables: a.no_executables,
+            experiment: a.experiment,
+            sets: a.sets,
+            seed: a.seed,
+            out: a.out,
+        }),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(

@@ -186,7 +186,26 @@ pub fn validate_str(
     path: impl AsRef<Path>,
     options: &CheckOptions,
 ) -> (Option<ValidatedModule>, Vec<Diagnostic>) {
-    let path = path.as_ref();
+    validate_inner(source, path.as_ref(), options, true)
+}
+
+/// Validation for schedule synthesis (`partita schedule`): every rule except the module
+/// schedule rules, which are not checked because the schedules are about to be replaced. A
+/// module without `Module_Schedule` is accepted; the returned model has no schedules.
+pub fn validate_for_synthesis(
+    source: &str,
+    path: impl AsRef<Path>,
+    options: &CheckOptions,
+) -> (Option<ValidatedModule>, Vec<Diagnostic>) {
+    validate_inner(source, path.as_ref(), options, false)
+}
+
+fn validate_inner(
+    source: &str,
+    path: &Path,
+    options: &CheckOptions,
+    schedules: bool,
+) -> (Option<ValidatedModule>, Vec<Diagnostic>) {
     let mut sink = diag::Sink::new(path);
     let text = source.strip_prefix('\u{feff}').unwrap_or(source);
     let model = match roxmltree::Document::parse(text) {
@@ -214,6 +233,7 @@ pub fn validate_str(
                 source_path: validate::resolve_path(Path::new(""), path),
                 source_sha256: sha256_hex(source.as_bytes()),
                 check_executables: options.check_executables,
+                schedules,
             };
             validate::validate(&raw, &mut sink, &ctx)
         }),

@@ -299,3 +299,37 @@ fn rules_serialize_by_name() {
     let back: Vec<partita_config::Diagnostic> = serde_json::from_str(&json).expect("parse");
     assert_eq!(back, outcome.diagnostics);
 }
+
+#[test]
+fn synthesis_validation_ignores_schedules() {
+    let text = r#"<ARINC_653_Module xmlns:partita="urn:partita:1" ModuleName="m">
+  <Partition PartitionIdentifier="1" PartitionName="A" Criticality="LEVEL_A" EntryPoint="/bin/true">
+    <partita:Process name="x" periodSeconds="0.01" wcetSeconds="0.001"/>
+  </Partition>
+</ARINC_653_Module>"#;
+    let opts = partita_config::CheckOptions {
+        check_executables: false,
+    };
+    // The full check wants a schedule ...
+    let (full, diags) = partita_config::validate_str(text, "m.xml", &opts);
+    assert!(full.is_none());
+    assert!(diags
+        .iter()
+        .any(|d| d.rule == partita_config::Rule::MissingElement));
+    // ... synthesis validation does not, and keeps the process set.
+    let (model, diags) = partita_config::validate_for_synthesis(text, "m.xml", &opts);
+    assert!(diags.is_empty(), "{diags:?}");
+    let model = model.unwrap();
+    assert!(model.schedules.is_empty());
+    assert_eq!(model.partitions[0].processes[0].wcet, Some(1_000_000));
+    // Other rules still apply.
+    let dup = text.replace(
+        "</Partition>",
+        "<partita:Process name=\"x\" periodSeconds=\"0.02\"/></Partition>",
+    );
+    let (model, diags) = partita_config::validate_for_synthesis(&dup, "m.xml", &opts);
+    assert!(model.is_none());
+    assert!(diags
+        .iter()
+        .any(|d| d.rule == partita_config::Rule::DuplicateProcessName));
+}

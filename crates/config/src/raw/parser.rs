@@ -47,22 +47,50 @@ pub(super) struct AttrVal {
 }
 /// Reads a document into the raw model. Returns `None` when the root element is wrong.
 pub(crate) fn parse_document(doc: &Document<'_>, sink: &mut Sink) -> Option<RawModule> {
-    let mut p = Parser { doc, sink };
+    let mut p = Parser {
+        _doc: std::marker::PhantomData,
+        sink,
+        lines: LineIndex::new(doc.input_text()),
+    };
     p.module(doc.root_element())
 }
 
+/// Byte offsets of the line starts, so that a position costs a binary search instead of a scan
+/// from the start of the file (`Document::text_pos_at`), which made large files quadratic.
+pub(super) struct LineIndex<'i> {
+    text: &'i str,
+    starts: Vec<usize>,
+}
+
+impl<'i> LineIndex<'i> {
+    pub(super) fn new(text: &'i str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// 1-based line and column (in characters) of `byte`, as `Document::text_pos_at` gives.
+    pub(super) fn pos(&self, byte: usize) -> Pos {
+        let byte = byte.min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= byte);
+        let start = self.starts[line - 1];
+        let column = self.text.get(start..byte).map_or(0, |t| t.chars().count()) + 1;
+        Pos {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 pub(super) struct Parser<'d, 'i, 's> {
-    doc: &'d Document<'i>,
+    _doc: std::marker::PhantomData<&'d Document<'i>>,
     pub(super) sink: &'s mut Sink,
+    lines: LineIndex<'i>,
 }
 
 impl<'d, 'i> Parser<'d, 'i, '_> {
     fn pos(&self, byte: usize) -> Pos {
-        let tp = self.doc.text_pos_at(byte);
-        Pos {
-            line: tp.row,
-            column: tp.col,
-        }
+        self.lines.pos(byte)
     }
 
     pub(super) fn node_pos(&self, n: Node<'_, '_>) -> Pos {
@@ -329,5 +357,22 @@ fn suggestion_hint(ext: bool, local: &str, known: (&[&str], &[&str]), what: &str
         format!("no {what}s are expected here")
     } else {
         format!("known {what}s here: {}", candidates.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+
+    #[test]
+    fn line_index_matches_roxmltree() {
+        let text = "<a>\n  <b x=\"é€\"/>\r\n\t<c>ü</c>\n\n<d/></a>";
+        let doc = roxmltree::Document::parse(text).unwrap();
+        let idx = LineIndex::new(text);
+        for (byte, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let tp = doc.text_pos_at(byte);
+            let p = idx.pos(byte);
+            assert_eq!((p.line, p.column), (tp.row, tp.col), "byte {byte}");
+        }
     }
 }

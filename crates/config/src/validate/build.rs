@@ -65,7 +65,12 @@ impl Validator<'_, '_, '_> {
             });
         }
         let mut schedules = Vec::new();
-        for (si, s) in raw.schedules.iter().enumerate() {
+        let built = if self.ctx.schedules {
+            &raw.schedules[..]
+        } else {
+            &[]
+        };
+        for (si, s) in built.iter().enumerate() {
             let mut windows = Vec::new();
             let mut entries = Vec::new();
             for ps in &s.partitions {

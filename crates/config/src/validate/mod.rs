@@ -26,6 +26,9 @@ pub(crate) struct Context<'a> {
     pub source_sha256: String,
     /// Whether to look at executables on disk.
     pub check_executables: bool,
+    /// Whether to check and build the module schedules (`false` for schedule synthesis, which
+    /// replaces them).
+    pub schedules: bool,
 }
 
 /// Makes `p` absolute without touching the file system (no symlink resolution).
@@ -77,7 +80,14 @@ pub(crate) fn validate(
     };
     v.partitions();
     let memory = v.memories();
-    let sched = v.schedules();
+    let sched = if ctx.schedules {
+        v.schedules()
+    } else {
+        ScheduleFacts {
+            initial: 0,
+            window_cores: vec![BTreeSet::new(); raw.partitions.len()],
+        }
+    };
     v.channels();
     v.health_monitoring();
     if v.sink.error_count() > 0 {

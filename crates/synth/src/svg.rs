@@ -1,0 +1,245 @@
+//! Small hand-written SVG output (a Gantt chart of one major frame, the experiment's line
+//! plots): a few rectangles, lines and labels, not worth a plotting dependency.
+
+use partita_config::time::format_duration;
+use partita_schedule::{FramePlan, Nanos};
+use std::fmt::Write;
+
+const PALETTE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac",
+];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A Gantt chart of one major frame: a row per core, a coloured bar per window (the switch
+/// cost at its start hatched darker), a legend with the partition names.
+pub fn gantt(
+    plan: &FramePlan,
+    names: &[(usize, String)],
+    switch_cost: Nanos,
+    title: &str,
+) -> String {
+    let cores = plan.cores();
+    let (left, width, row, top) = (70.0, 1000.0, 36.0, 40.0);
+    let height = top + row * cores.len().max(1) as f64 + 80.0;
+    let f = plan.major_frame.max(1) as f64;
+    let x = |t: Nanos| left + width * t as f64 / f;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="12">"#,
+        left + width + 30.0
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="20" font-size="14">{}</text>"#,
+        esc(title)
+    );
+    let color = |p: usize| {
+        let k = names.iter().position(|(i, _)| *i == p).unwrap_or(p);
+        PALETTE[k % PALETTE.len()]
+    };
+    for (r, &core) in cores.iter().enumerate() {
+        let y = top + row * r as f64;
+        let _ = writeln!(
+            s,
+            r##"<text x="8" y="{}">core {core}</text><rect x="{left}" y="{}" width="{width}" height="{}" fill="#f4f4f4"/>"##,
+            y + row / 2.0 + 4.0,
+            y + 4.0,
+            row - 8.0
+        );
+        for w in plan.windows.iter().filter(|w| w.core == core) {
+            let (x0, x1) = (x(w.offset), x(w.end()));
+            let name = names
+                .iter()
+                .find(|(i, _)| *i == w.partition)
+                .map_or(String::new(), |(_, n)| n.clone());
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x0:.2}" y="{}" width="{:.2}" height="{}" fill="{}"><title>{} window {}: {} + {}</title></rect>"#,
+                y + 4.0,
+                (x1 - x0).max(0.5),
+                row - 8.0,
+                color(w.partition),
+                esc(&name),
+                w.id,
+                format_duration(w.offset),
+                format_duration(w.duration)
+            );
+            let sc = x(w.offset + switch_cost.min(w.duration)) - x0;
+            if sc > 0.3 {
+                let _ = writeln!(
+                    s,
+                    r#"<rect x="{x0:.2}" y="{}" width="{sc:.2}" height="{}" fill="black" opacity="0.45"/>"#,
+                    y + 4.0,
+                    row - 8.0
+                );
+            }
+        }
+    }
+    // Time axis.
+    let ya = top + row * cores.len().max(1) as f64 + 4.0;
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" y1="{ya}" x2="{}" y2="{ya}" stroke="#333"/>"##,
+        left + width
+    );
+    for k in 0..=10u64 {
+        let t = plan.major_frame * k / 10;
+        let xt = x(t);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{xt:.1}" y1="{ya}" x2="{xt:.1}" y2="{}" stroke="#333"/><text x="{xt:.1}" y="{}" text-anchor="middle">{}</text>"##,
+            ya + 5.0,
+            ya + 18.0,
+            format_duration(t)
+        );
+    }
+    // Legend.
+    let mut lx = left;
+    let ly = ya + 40.0;
+    for (i, n) in names {
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{ly}">{}</text>"#,
+            ly - 10.0,
+            color(*i),
+            lx + 16.0,
+            esc(n)
+        );
+        lx += 24.0 + 8.0 * n.len() as f64;
+    }
+    let _ = writeln!(s, r#"<text x="{lx}" y="{ly}">(dark: switch cost)</text>"#);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// One line of a plot: a name and y values for the shared x values.
+pub struct Series {
+    /// Legend label.
+    pub name: String,
+    /// Values (NaN: no point).
+    pub values: Vec<f64>,
+}
+
+/// Two side-by-side line plots over the same x values.
+pub fn two_panels(
+    title: &str,
+    xs: &[f64],
+    x_label: &str,
+    left: (&str, &[Series]),
+    right: (&str, &[Series]),
+) -> String {
+    let (pw, ph, pad) = (440.0, 300.0, 60.0);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
+        2.0 * (pw + pad) + pad,
+        ph + 2.0 * pad + 50.0
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{pad}" y="22" font-size="14">{}</text>"#,
+        esc(title)
+    );
+    for (k, (label, series)) in [left, right].into_iter().enumerate() {
+        let ox = pad + k as f64 * (pw + pad);
+        let oy = pad;
+        let ymax = series
+            .iter()
+            .flat_map(|s| s.values.iter().copied())
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max);
+        let ymax = if ymax <= 1.0 { 1.0 } else { nice(ymax) };
+        let (xmin, xmax) = (
+            xs.first().copied().unwrap_or(0.0),
+            xs.last().copied().unwrap_or(1.0),
+        );
+        let px = |x: f64| ox + pw * (x - xmin) / (xmax - xmin).max(1e-9);
+        let py = |y: f64| oy + ph - ph * y / ymax;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="#333"/><text x="{}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{}" text-anchor="middle">{}</text>"##,
+            ox + pw / 2.0,
+            oy - 8.0,
+            esc(label),
+            ox + pw / 2.0,
+            oy + ph + 36.0,
+            esc(x_label)
+        );
+        for t in 0..=4 {
+            let y = ymax * t as f64 / 4.0;
+            let _ = writeln!(
+                s,
+                r##"<line x1="{ox}" y1="{0:.1}" x2="{1}" y2="{0:.1}" stroke="#ddd"/><text x="{2}" y="{3:.1}" text-anchor="end">{4}</text>"##,
+                py(y),
+                ox + pw,
+                ox - 4.0,
+                py(y) + 4.0,
+                trim(y)
+            );
+        }
+        for &x in xs {
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                px(x),
+                oy + ph + 16.0,
+                trim(x)
+            );
+        }
+        for (i, se) in series.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            let pts: Vec<String> = xs
+                .iter()
+                .zip(&se.values)
+                .filter(|(_, v)| v.is_finite())
+                .map(|(&x, &v)| format!("{:.1},{:.1}", px(x), py(v)))
+                .collect();
+            let _ = writeln!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="2"/>"#,
+                pts.join(" ")
+            );
+            for p in &pts {
+                let (a, b) = p.split_once(',').unwrap_or(("0", "0"));
+                let _ = writeln!(s, r#"<circle cx="{a}" cy="{b}" r="3" fill="{c}"/>"#);
+            }
+            // Legend below the axis label, one entry per series.
+            let (lx, ly) = (ox + 100.0 * i as f64, oy + ph + 56.0);
+            let _ = writeln!(
+                s,
+                r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="2"/><text x="{}" y="{}">{}</text>"#,
+                lx + 20.0,
+                lx + 25.0,
+                ly + 4.0,
+                esc(&se.name)
+            );
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn nice(v: f64) -> f64 {
+    let mag = 10f64.powf(v.log10().floor());
+    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
+        if v <= m * mag {
+            return m * mag;
+        }
+    }
+    10.0 * mag
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
