@@ -14,6 +14,7 @@
 
 mod backend;
 mod host;
+mod msched;
 mod output;
 mod partition;
 mod plan;
@@ -24,7 +25,8 @@ mod supervisor;
 
 pub use backend::{Backend, BackendChoice};
 pub use host::HostInfo;
-pub use plan::{ModulePlan, PartitionSpec};
+pub use plan::{ChangeAction, ModulePlan, ModuleSchedules, PartitionSpec, ScheduleSpec, ScheduleTiming};
+pub use msched::{ScheduleSwitch, WindowStart};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 
@@ -68,6 +70,9 @@ pub struct RunOptions {
     /// timer latency does not delay the switch (the previous partition loses at most this
     /// much of its window). Zero: plain absolute sleeps.
     pub spin_margin: Duration,
+    /// Window starts each scheduler thread keeps for the report (`RunReport::window_trace`);
+    /// later ones are only counted.
+    pub window_trace: usize,
 }
 
 impl Default for RunOptions {
@@ -84,6 +89,7 @@ impl Default for RunOptions {
             stop: None,
             env: Vec::new(),
             spin_margin: Duration::from_micros(80),
+            window_trace: 4096,
         }
     }
 }

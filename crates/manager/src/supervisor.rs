@@ -2,6 +2,7 @@
 
 use crate::backend::Backend;
 use crate::host::HostInfo;
+use crate::msched::Schedules;
 use crate::output::{Output, Sinks};
 use crate::partition::{Life, Partition};
 use crate::plan::ModulePlan;
@@ -131,9 +132,11 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
         Namespaces::default()
     };
+    let schedules = Arc::new(Schedules::new(plan));
     let mut spawn_err = None;
     for p in &parts {
         p.fill_control(plan, 0, NORMAL_START, 0, rt, backend);
+        schedules.publish_to(p);
         match p.spawn(backend, &mut namespaces, &mut notes, &opts.env) {
             Ok(pipes) => output.add(p.index, pipes),
             Err(e) => {
@@ -164,6 +167,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     for p in &parts {
         p.control().epoch_ns.store(epoch, Ordering::Release);
     }
+    schedules.start(epoch);
     let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
     let shared = Arc::new(Shared {
         parts: parts.clone(),
@@ -178,6 +182,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         } else {
             0
         },
+        schedules: schedules.clone(),
+        trace_limit: opts.window_trace,
     });
     output.event(&format!(
         "module {} started: backend {backend}, {} partitions, major frame {} ms",
@@ -186,12 +192,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         plan.frame.major_frame as f64 / 1e6
     ));
     let mut threads = Vec::new();
-    for core in plan.frame.cores() {
-        let tl = plan.frame.core_timeline(core);
+    let initial = schedules.current();
+    for &core in &schedules.cores {
+        let tls = schedules.timelines(core);
         let sh = shared.clone();
         let t = std::thread::Builder::new()
             .name(format!("partita-core{core}"))
-            .spawn(move || run_core(&sh, tl, rt))
+            .spawn(move || run_core(&sh, core, tls, initial, rt))
             .map_err(|e| partita_sys::SysError::io("spawn scheduler thread", e))?;
         threads.push(t);
     }
@@ -223,6 +230,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         let w = shared.work.load(Ordering::Acquire);
         if w != seen_work {
             seen_work = w;
+            for s in schedules.take_unlogged() {
+                output.event(&Schedules::describe(&s));
+            }
             carry_out_mode_changes(
                 plan,
                 &parts,
@@ -233,6 +243,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 &output,
                 epoch,
                 rt,
+                &schedules,
             );
         }
     }
@@ -240,6 +251,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     partita_sys::futex::wake(&shared.stop, u32::MAX, false);
     let stats: Vec<CoreStats> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
     let ran_ns = monotonic_ns().saturating_sub(epoch);
+    for s in schedules.take_unlogged() {
+        output.event(&Schedules::describe(&s));
+    }
     reap(&parts, &output);
     // Kill everything first, then wait: see `Partition::signal_kill`.
     for p in &parts {
@@ -267,6 +281,15 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     }
 
     let mut cores = Vec::new();
+    let mut window_trace = Vec::new();
+    let mut window_trace_dropped = 0;
+    let mut stats = stats;
+    for s in &mut stats {
+        window_trace.append(&mut s.trace);
+        window_trace_dropped += s.trace_dropped;
+    }
+    window_trace.sort_by_key(|w| (w.planned_ns, w.core));
+    let (schedule_switches, schedule_requests_rejected, final_schedule) = schedules.summary();
     for s in stats {
         if let Some(e) = &s.realtime {
             notes.push(format!(
@@ -325,6 +348,11 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         cores,
         partitions,
         leftovers,
+        schedule_switches,
+        schedule_requests_rejected,
+        final_schedule,
+        window_trace,
+        window_trace_dropped,
     })
 }
 
@@ -374,6 +402,7 @@ fn carry_out_mode_changes(
     output: &Output,
     epoch: u64,
     rt: bool,
+    schedules: &Schedules,
 ) {
     for p in parts {
         let life = p.state.lock().expect("partition state").life;
@@ -396,6 +425,7 @@ fn carry_out_mode_changes(
                     d.restarts
                 };
                 p.fill_control(plan, epoch, PARTITION_RESTART, restarts, rt, backend);
+                schedules.publish_to(p);
                 p.control().mode.store(m, Ordering::Release);
                 match p.spawn(backend, namespaces, notes, &opts.env) {
                     Ok(pipes) => output.add(p.index, pipes),

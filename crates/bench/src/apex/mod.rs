@@ -341,6 +341,7 @@ fn run_partition(
             system: false,
             edf: false,
         }],
+        schedules: Default::default(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {
