@@ -8,6 +8,7 @@
 pub mod api;
 pub mod ffi;
 pub mod runtime;
+pub mod schedules;
 pub mod types;
 
 pub use partita_apex_core as core;

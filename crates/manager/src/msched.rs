@@ -227,10 +227,19 @@ impl Schedules {
             return None;
         }
         st.decided = Some(t);
-        let (to, by, req_at) = self.consume_requests(parts, &mut st)?;
-        if to == st.current {
+        let mut consumed = Vec::new();
+        let best = self.consume_requests(parts, &mut st, &mut consumed);
+        // Acknowledged only after the control blocks show the outcome, so that a runtime
+        // never reports the old schedule as the next one once its request is consumed.
+        let ack = |consumed: &[(usize, u32)]| {
+            for &(i, seq) in consumed {
+                parts[i].control().schedule_ack.store(seq, Ordering::Release);
+            }
+        };
+        let Some((to, by, req_at)) = best.filter(|b| b.0 != st.current) else {
+            ack(&consumed);
             return None;
-        }
+        };
         let from = st.current;
         let at_ns = t - st.epoch;
         let mut record = ScheduleSwitch {
@@ -270,6 +279,7 @@ impl Schedules {
             }
         }
         st.switches.push((t, from, to, record));
+        ack(&consumed);
         work.fetch_add(1, Ordering::AcqRel);
         Some(to)
     }
@@ -280,6 +290,7 @@ impl Schedules {
         &self,
         parts: &[Arc<Partition>],
         st: &mut State,
+        consumed: &mut Vec<(usize, u32)>,
     ) -> Option<(usize, usize, i64)> {
         let mut best: Option<(usize, usize, i64)> = None;
         for p in parts {
@@ -290,7 +301,7 @@ impl Schedules {
                 continue;
             }
             st.seen[p.index] = seq;
-            c.schedule_ack.store(seq, Ordering::Release);
+            consumed.push((p.index, seq));
             let at = c.schedule_request_ns.load(Ordering::Relaxed);
             let allowed = self.system[p.index]
                 && self.specs[st.current]

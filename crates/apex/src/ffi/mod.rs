@@ -17,6 +17,7 @@ mod event;
 mod hm;
 mod mutex;
 mod process;
+mod schedule;
 mod semaphore;
 mod time;
 
@@ -26,6 +27,7 @@ pub use event::*;
 pub use hm::*;
 pub use mutex::*;
 pub use process::*;
+pub use schedule::*;
 pub use semaphore::*;
 pub use time::*;
 
