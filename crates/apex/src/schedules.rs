@@ -86,8 +86,10 @@ pub fn set_module_schedule(id: ScheduleId) -> Result<(), ReturnCode> {
     let last = (c.schedule_request.load(Ordering::Relaxed) >> 32) as u32;
     let seq = last.wrapping_add(1).max(1);
     c.schedule_request_ns.store(rt.now(), Ordering::Relaxed);
-    c.schedule_request
-        .store(u64::from(seq) << 32 | u64::from(id as u32), Ordering::Release);
+    c.schedule_request.store(
+        u64::from(seq) << 32 | u64::from(id as u32),
+        Ordering::Release,
+    );
     *pending = Some((seq, id));
     Ok(())
 }

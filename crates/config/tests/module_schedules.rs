@@ -2,8 +2,8 @@
 //! action and SetModuleSchedule reach the compiled plan; bad values and clashing implicit
 //! identifiers are reported with their positions.
 
-use partita_config::model::ScheduleChangeAction;
 use partita_config::check_file;
+use partita_config::model::ScheduleChangeAction;
 use std::path::PathBuf;
 
 fn write(name: &str, body: &str) -> PathBuf {
@@ -95,7 +95,10 @@ fn implicit_identifier_clash_is_reported() {
 
 #[test]
 fn identifier_must_fit_schedule_id_type() {
-    let body = module(&TWO.replace("ScheduleIdentifier=\"2\"", "ScheduleIdentifier=\"2147483648\""));
+    let body = module(&TWO.replace(
+        "ScheduleIdentifier=\"2\"",
+        "ScheduleIdentifier=\"2147483648\"",
+    ));
     let path = write("big-id.xml", &body);
     let out = check_file(&path).unwrap();
     let rules: Vec<_> = out.diagnostics.iter().map(|d| d.rule.name()).collect();

@@ -25,8 +25,10 @@ mod supervisor;
 
 pub use backend::{Backend, BackendChoice};
 pub use host::HostInfo;
-pub use plan::{ChangeAction, ModulePlan, ModuleSchedules, PartitionSpec, ScheduleSpec, ScheduleTiming};
 pub use msched::{ScheduleSwitch, WindowStart};
+pub use plan::{
+    ChangeAction, ModulePlan, ModuleSchedules, PartitionSpec, ScheduleSpec, ScheduleTiming,
+};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 

@@ -171,10 +171,7 @@ impl Schedules {
         c.schedule_request_ns.store(0, Ordering::Relaxed);
         c.schedule_ack.store(0, Ordering::Relaxed);
         st.seen[p.index] = 0;
-        let last = st
-            .switches
-            .last()
-            .map_or(0, |s| s.3.at_ns as i64);
+        let last = st.switches.last().map_or(0, |s| s.3.at_ns as i64);
         c.write_schedule(&self.timing(&st, p.index, last, c));
     }
 
@@ -233,7 +230,10 @@ impl Schedules {
         // never reports the old schedule as the next one once its request is consumed.
         let ack = |consumed: &[(usize, u32)]| {
             for &(i, seq) in consumed {
-                parts[i].control().schedule_ack.store(seq, Ordering::Release);
+                parts[i]
+                    .control()
+                    .schedule_ack
+                    .store(seq, Ordering::Release);
             }
         };
         let Some((to, by, req_at)) = best.filter(|b| b.0 != st.current) else {

@@ -121,14 +121,21 @@ impl ModulePlan {
                 return Err("the initial schedule does not exist".into());
             }
             if list.len() > partita_sys::control::schedule::MAX_SCHEDULES {
-                return Err(format!("{} module schedules (at most {})", list.len(), partita_sys::control::schedule::MAX_SCHEDULES));
+                return Err(format!(
+                    "{} module schedules (at most {})",
+                    list.len(),
+                    partita_sys::control::schedule::MAX_SCHEDULES
+                ));
             }
             for s in list {
                 if let Some(e) = s.frame.structural_errors().first() {
                     return Err(format!("schedule {}: {e}", s.id));
                 }
                 if s.partitions.len() != self.partitions.len()
-                    || s.frame.windows.iter().any(|w| w.partition >= self.partitions.len())
+                    || s.frame
+                        .windows
+                        .iter()
+                        .any(|w| w.partition >= self.partitions.len())
                 {
                     return Err(format!("schedule {} does not match the partitions", s.id));
                 }

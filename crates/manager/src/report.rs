@@ -1,7 +1,7 @@
 //! The run report: printed as a summary by the CLI, written as JSON for tools.
 
-use crate::stats::Summary;
 use crate::msched::{ScheduleSwitch, WindowStart};
+use crate::stats::Summary;
 use crate::{Backend, HostInfo};
 use serde::Serialize;
 

@@ -31,7 +31,7 @@ impl FrameClock {
 
     /// Whether `t` is the start of one of the schedule's frames.
     pub fn is_frame_start(&self, t: Nanos) -> bool {
-        t >= self.start && (t - self.start) % self.major_frame == 0
+        t >= self.start && (t - self.start).is_multiple_of(self.major_frame)
     }
 
     /// The instant a schedule change requested at `request` takes effect: the end of the
