@@ -331,3 +331,64 @@ fn partition_absent_from_new_schedule_gets_no_windows() {
     assert_eq!(r.report["partitions"][2]["mode"], "NORMAL");
     assert!(r.report["partitions"][2]["exit"].is_null());
 }
+
+/// The example (examples/module-schedules): the startup manager alone in the initialisation
+/// schedule, then the running schedule once its work is done; the applications start only
+/// then.
+#[test]
+fn example_switches_after_the_startup_work() {
+    let _serial = serial();
+    if let Err(r) = capable() {
+        return skip("example_switches_after_the_startup_work", &r);
+    }
+    let src = repo().join("examples/module-schedules");
+    let dir = scratch("module-schedules-example");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    for name in ["startup", "app"] {
+        let out = partita()
+            .args(["cc", "-O2", "-Wall", "-Werror"])
+            .arg(src.join(format!("{name}.c")))
+            .arg("-o")
+            .arg(dir.join("bin").join(name))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    std::fs::copy(src.join("module.xml"), dir.join("module.xml")).unwrap();
+    let out = partita()
+        .args(["run", "--duration", "1.5s", "--json"])
+        .arg(dir.join("report.json"))
+        .arg(dir.join("module.xml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let sw = report["schedule_switches"].as_array().unwrap();
+    assert_eq!(sw.len(), 1, "{}", text(&out));
+    assert_eq!(sw[0]["from_name"], "initialisation");
+    assert_eq!(sw[0]["to_name"], "running");
+    assert_eq!(sw[0]["requested_by"], "startup");
+    let at = sw[0]["at_ns"].as_u64().unwrap();
+    assert_eq!(at % INIT_MF, 0);
+    let ms_of = |l: &str, key: &str| -> f64 {
+        let rest = &l[l.find(key).unwrap() + key.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let done = stdout
+        .lines()
+        .find(|l| l.contains("startup: initialisation done at"))
+        .unwrap_or_else(|| panic!("{}", text(&out)));
+    assert!(done.contains("SET_MODULE_SCHEDULE(2) -> 0"), "{done}");
+    let done_ms = ms_of(done, "done at ");
+    assert_eq!(at, ((done_ms * 1e6) as u64 / INIT_MF + 1) * INIT_MF, "{done}");
+    for app in ["nav", "display"] {
+        let init = stdout
+            .lines()
+            .find(|l| l.contains(&format!("{app}: initialisation at")))
+            .unwrap_or_else(|| panic!("{app} never started: {}", text(&out)));
+        assert!(ms_of(init, "initialisation at ") * 1e6 >= at as f64, "{init}");
+        assert!(stdout.contains(&format!("{app}: activation 3 ")), "{}", text(&out));
+    }
+}
