@@ -1,9 +1,11 @@
 /* Multiple module schedules (ARINC 653 Part 2) test partition.
  *
- *   msched NAME sys TARGET SPARE   system partition: at its third activation it checks the
+ *   msched NAME sys TARGET SPARE [LATE]
+ *                                  system partition: at its third activation it checks the
  *                                  error cases, requests SPARE and then TARGET in the same
  *                                  frame (the second replaces the first), and reports the
- *                                  schedule status at every activation.
+ *                                  schedule status at every activation; at its sixth it
+ *                                  requests LATE, unless it is "-".
  *   msched NAME app TARGET         normal partition: SET_MODULE_SCHEDULE(TARGET) is refused;
  *                                  reports the status at every activation.
  *
@@ -13,7 +15,7 @@
 #include <string.h>
 #include <ARINC653.h>
 
-static const char *me, *role, *target, *spare;
+static const char *me, *role, *target, *spare, *late;
 static PARTITION_STATUS_TYPE pstat;
 
 static SYSTEM_TIME_TYPE now(void)
@@ -82,6 +84,11 @@ static void worker(void)
         status("tick");
         if (n == 3 && strcmp(role, "sys") == 0)
             sys_requests();
+        if (n == 6 && late) {
+            SCHEDULE_ID_TYPE l = id_of(late, &rc);
+            SET_MODULE_SCHEDULE(l, &rc);
+            printf("MS %s late-request id=%d rc=%d\n", me, (int)l, (int)rc);
+        }
         if (n == 2 && strcmp(role, "app") == 0) {
             SCHEDULE_ID_TYPE t = id_of(target, &rc);
             SET_MODULE_SCHEDULE(t, &rc);
@@ -105,9 +112,10 @@ int main(int argc, char **argv)
     role = argv[2];
     target = argv[3];
     spare = argc > 4 ? argv[4] : argv[3];
+    late = argc > 5 && strcmp(argv[5], "-") != 0 ? argv[5] : NULL;
     GET_PARTITION_STATUS(&pstat, &rc);
-    printf("MS %s init t=%lld start_condition=%d period=%lld\n", me, (long long)now(),
-           (int)pstat.START_CONDITION, (long long)pstat.PERIOD);
+    printf("MS %s init t=%lld start_condition=%d mode=%d period=%lld\n", me, (long long)now(),
+           (int)pstat.START_CONDITION, (int)pstat.OPERATING_MODE, (long long)pstat.PERIOD);
     memset(&a, 0, sizeof a);
     strncpy(a.NAME, "worker", sizeof a.NAME);
     a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)worker;

@@ -21,9 +21,10 @@ struct Run {
     text: String,
 }
 
-fn module(dir: &std::path::Path, token: &str) -> std::path::PathBuf {
+/// `<Partition>` of the msched test partition with `args` and the run's token.
+fn part(token: &str, id: u32, name: &str, system: bool, args: &[&str]) -> String {
     let exe = partition_exe("msched");
-    let part = |id: u32, name: &str, system: bool, args: &[&str]| {
+    {
         let mut x = format!(
             "  <Partition PartitionIdentifier=\"{id}\" PartitionName=\"{name}\" Criticality=\"LEVEL_A\" SystemPartition=\"{system}\">\n    <partita:Executable path=\"{}\">\n",
             exe.display()
@@ -35,11 +36,15 @@ fn module(dir: &std::path::Path, token: &str) -> std::path::PathBuf {
             "      <partita:Arg>{token}</partita:Arg>\n    </partita:Executable>\n  </Partition>\n"
         );
         x
-    };
+    }
+}
+
+fn module(dir: &std::path::Path, token: &str) -> std::path::PathBuf {
+    let part = |id, name, system, args: &[&str]| part(token, id, name, system, args);
     let mut x = String::from(
         "<?xml version=\"1.0\"?>\n<ARINC_653_Module xmlns:partita=\"urn:partita:1\" ModuleName=\"msched\">\n",
     );
-    x += &part(1, "sys", true, &["sys", "sys", "running", "spare"]);
+    x += &part(1, "sys", true, &["sys", "sys", "running", "spare", "-"]);
     x += &part(2, "app", false, &["app", "app", "running"]);
     x += &part(3, "boot", false, &["boot", "app", "running"]);
     x += r#"  <Module_Schedule ScheduleIdentifier="1" ScheduleName="init" MajorFrameSeconds="0.1" InitialModuleSchedule="true">
@@ -382,13 +387,113 @@ fn example_switches_after_the_startup_work() {
         .unwrap_or_else(|| panic!("{}", text(&out)));
     assert!(done.contains("SET_MODULE_SCHEDULE(2) -> 0"), "{done}");
     let done_ms = ms_of(done, "done at ");
-    assert_eq!(at, ((done_ms * 1e6) as u64 / INIT_MF + 1) * INIT_MF, "{done}");
+    assert_eq!(
+        at,
+        ((done_ms * 1e6) as u64 / INIT_MF + 1) * INIT_MF,
+        "{done}"
+    );
     for app in ["nav", "display"] {
         let init = stdout
             .lines()
             .find(|l| l.contains(&format!("{app}: initialisation at")))
             .unwrap_or_else(|| panic!("{app} never started: {}", text(&out)));
-        assert!(ms_of(init, "initialisation at ") * 1e6 >= at as f64, "{init}");
-        assert!(stdout.contains(&format!("{app}: activation 3 ")), "{}", text(&out));
+        assert!(
+            ms_of(init, "initialisation at ") * 1e6 >= at as f64,
+            "{init}"
+        );
+        assert!(
+            stdout.contains(&format!("{app}: activation 3 ")),
+            "{}",
+            text(&out)
+        );
     }
+}
+
+/// A schedule that withdraws the right to switch (`SetModuleSchedule="false"`), and a
+/// WARM_START schedule-change action for a partition that runs in both schedules.
+#[test]
+fn set_module_schedule_false_and_warm_start() {
+    let _serial = serial();
+    if let Err(r) = capable() {
+        return skip("set_module_schedule_false_and_warm_start", &r);
+    }
+    let dir = scratch("module-schedules-warm");
+    let token = format!("msched-warm-{}", std::process::id());
+    let mut x = String::from(
+        "<?xml version=\"1.0\"?>\n<ARINC_653_Module xmlns:partita=\"urn:partita:1\" ModuleName=\"warm\">\n",
+    );
+    x += &part(&token, 1, "sys", true, &["sys", "sys", "B", "B", "A"]);
+    x += &part(&token, 2, "app", false, &["app", "app", "B"]);
+    x += r#"  <Module_Schedule ScheduleIdentifier="10" ScheduleName="A" MajorFrameSeconds="0.1" InitialModuleSchedule="true">
+    <Partition_Schedule PartitionIdentifier="1" PeriodSeconds="0.1" PeriodDurationSeconds="0.04">
+      <Window_Schedule WindowIdentifier="1" WindowStartSeconds="0" WindowDurationSeconds="0.04"/>
+    </Partition_Schedule>
+    <Partition_Schedule PartitionIdentifier="2" PeriodSeconds="0.1" PeriodDurationSeconds="0.03">
+      <Window_Schedule WindowIdentifier="2" WindowStartSeconds="0.05" WindowDurationSeconds="0.03"/>
+    </Partition_Schedule>
+  </Module_Schedule>
+  <Module_Schedule ScheduleIdentifier="20" ScheduleName="B" MajorFrameSeconds="0.1">
+    <Partition_Schedule PartitionIdentifier="1" PeriodSeconds="0.1" PeriodDurationSeconds="0.02" SetModuleSchedule="false">
+      <Window_Schedule WindowIdentifier="1" WindowStartSeconds="0" WindowDurationSeconds="0.02"/>
+    </Partition_Schedule>
+    <Partition_Schedule PartitionIdentifier="2" PeriodSeconds="0.05" PeriodDurationSeconds="0.01" ScheduleChangeAction="WARM_START">
+      <Window_Schedule WindowIdentifier="2" WindowStartSeconds="0.03" WindowDurationSeconds="0.02"/>
+      <Window_Schedule WindowIdentifier="3" WindowStartSeconds="0.06" WindowDurationSeconds="0.02"/>
+    </Partition_Schedule>
+  </Module_Schedule>
+</ARINC_653_Module>
+"#;
+    let m = dir.join("warm.xml");
+    std::fs::write(&m, x).unwrap();
+    let out = partita()
+        .args(["run", "--duration", "1.2s", "--json"])
+        .arg(dir.join("report.json"))
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(processes_with(&token).is_empty());
+    let r = Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        report: serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap())
+            .unwrap(),
+        log: String::new(),
+        text: text(&out),
+    };
+    let sw = the_switch(&r);
+    assert_eq!(
+        (sw["from"].as_i64(), sw["to"].as_i64()),
+        (Some(10), Some(20))
+    );
+    let at = sw["at_ns"].as_i64().unwrap();
+    assert_eq!(at % 100_000_000, 0);
+    // In B the system partition may not switch any more.
+    let late = lines(&r, "sys", "late-request");
+    assert_eq!(late.len(), 1, "{}", r.text);
+    assert_eq!(field(&late[0], "id"), 10);
+    assert_eq!(field(&late[0], "rc"), 4, "INVALID_CONFIG");
+    assert_eq!(r.report["final_schedule"], 20);
+    // app was restarted in WARM_START at the switch, with B's period.
+    let inits = lines(&r, "app", "init");
+    assert_eq!(inits.len(), 2, "{}", r.text);
+    assert_eq!(
+        (
+            field(&inits[0], "start_condition"),
+            field(&inits[0], "mode")
+        ),
+        (0, 1),
+        "first start: NORMAL_START in COLD_START"
+    );
+    assert_eq!(
+        (
+            field(&inits[1], "start_condition"),
+            field(&inits[1], "mode")
+        ),
+        (1, 2),
+        "restart: PARTITION_RESTART in WARM_START"
+    );
+    assert_eq!(field(&inits[1], "period"), 50_000_000);
+    assert!(field(&inits[1], "t") >= at);
+    assert_eq!(r.report["partitions"][1]["restarts"], 1);
+    assert_eq!(sw["restarted"], serde_json::json!(["app"]));
 }
