@@ -292,7 +292,7 @@ impl Schedules {
         st: &mut State,
         consumed: &mut Vec<(usize, u32)>,
     ) -> Option<(usize, usize, i64)> {
-        let mut best: Option<(usize, usize, i64)> = None;
+        let mut requests = Vec::new();
         for p in parts {
             let c = p.control();
             let w = c.schedule_request.load(Ordering::Acquire);
@@ -311,16 +311,16 @@ impl Schedules {
                     .flatten()
                     .is_some_and(|t| t.may_set)
                 && p.state.lock().expect("partition state").life == Life::Live;
-            let target = self.specs.iter().position(|s| s.id == w as u32 as i32);
-            match (allowed, target) {
-                (true, Some(to)) => {
-                    if best.is_none_or(|b| at >= b.2) {
-                        best = Some((to, p.index, at));
-                    }
-                }
-                _ => st.rejected += 1,
-            }
+            requests.push(Request {
+                partition: p.index,
+                at,
+                schedule: w as u32 as i32,
+                allowed,
+            });
         }
+        let ids: Vec<i32> = self.specs.iter().map(|s| s.id).collect();
+        let (best, rejected) = pick(&requests, &ids);
+        st.rejected += rejected;
         best
     }
 
@@ -367,5 +367,77 @@ impl Schedules {
                 format!("; restarting {}", s.restarted.join(", "))
             }
         )
+    }
+}
+
+/// A SET_MODULE_SCHEDULE request read from a control block.
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    partition: usize,
+    /// APEX time of the request.
+    at: i64,
+    /// Requested schedule identifier.
+    schedule: i32,
+    /// The partition may switch schedules now.
+    allowed: bool,
+}
+
+/// The request to carry out among `requests` (the latest valid one; on equal times, the
+/// partition listed last): (schedule index in `ids`, partition, request time), and the number
+/// of refused requests (not allowed, or an identifier not in `ids`).
+fn pick(requests: &[Request], ids: &[i32]) -> (Option<(usize, usize, i64)>, u64) {
+    let mut best: Option<(usize, usize, i64)> = None;
+    let mut rejected = 0;
+    for r in requests {
+        match (r.allowed, ids.iter().position(|&i| i == r.schedule)) {
+            (true, Some(to)) => {
+                if best.is_none_or(|b| r.at >= b.2) {
+                    best = Some((to, r.partition, r.at));
+                }
+            }
+            _ => rejected += 1,
+        }
+    }
+    (best, rejected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(partition: usize, at: i64, schedule: i32, allowed: bool) -> Request {
+        Request {
+            partition,
+            at,
+            schedule,
+            allowed,
+        }
+    }
+
+    #[test]
+    fn latest_valid_request_wins() {
+        let ids = [1, 2, 3];
+        let (best, rejected) = pick(&[req(0, 50, 3, true), req(4, 70, 2, true)], &ids);
+        assert_eq!(best, Some((1, 4, 70)));
+        assert_eq!(rejected, 0);
+        // Order in the partition list does not matter, time does.
+        let (best, _) = pick(&[req(4, 70, 2, true), req(0, 50, 3, true)], &ids);
+        assert_eq!(best, Some((1, 4, 70)));
+    }
+
+    #[test]
+    fn refused_requests_are_counted_and_ignored() {
+        let ids = [1, 2];
+        let (best, rejected) = pick(
+            &[
+                req(0, 90, 2, false), // not allowed (bypassed its runtime)
+                req(1, 95, 7, true),  // unknown identifier
+                req(2, 10, 1, true),
+            ],
+            &ids,
+        );
+        assert_eq!(best, Some((0, 2, 10)));
+        assert_eq!(rejected, 2);
+        assert_eq!(pick(&[], &ids), (None, 0));
     }
 }

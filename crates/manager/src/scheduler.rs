@@ -168,14 +168,8 @@ pub(crate) fn run_core(
         st.boundaries += 1;
         let next = cur.next(tl);
         if next.at(tl, start) <= done {
-            let mut inf = BoundaryCursor::in_force(tl, start, done).unwrap_or(next);
-            // Never jump over a frame start (a possible schedule switch).
-            if inf.frame > cur.frame {
-                inf = BoundaryCursor {
-                    frame: cur.frame + 1,
-                    index: 0,
-                };
-            }
+            // Never past a frame start (a possible schedule switch).
+            let inf = cur.catch_up(tl, start, done);
             let len = tl.boundaries.len() as u64;
             let pos = |c: BoundaryCursor| c.frame * len + c.index as u64;
             st.missed += pos(inf).saturating_sub(pos(cur));

@@ -6,7 +6,7 @@
 //! major frame that contains `t`: never inside a frame. The new schedule's frames are then
 //! counted from that instant, with the same drift-free rule.
 
-use crate::timeline::{Boundary, CoreTimeline};
+use crate::timeline::{Boundary, BoundaryCursor, CoreTimeline};
 use crate::Nanos;
 
 /// Where the frames of the running module schedule are counted from.
@@ -47,6 +47,24 @@ impl FrameClock {
         FrameClock {
             start: at,
             major_frame,
+        }
+    }
+}
+
+impl BoundaryCursor {
+    /// Where a scheduler that handled `self` and finds the next boundary already due at `now`
+    /// continues: the boundary in force at `now`, but never past the next frame start (a
+    /// module schedule switch may happen there, so every frame start is handled).
+    pub fn catch_up(self, tl: &CoreTimeline, start: Nanos, now: Nanos) -> BoundaryCursor {
+        let next = self.next(tl);
+        let inf = BoundaryCursor::in_force(tl, start, now).unwrap_or(next);
+        if inf.frame > self.frame {
+            BoundaryCursor {
+                frame: self.frame + 1,
+                index: 0,
+            }
+        } else {
+            inf.max(next)
         }
     }
 }
@@ -123,7 +141,72 @@ mod tests {
         assert_eq!(plan.core_timeline(0).boundaries[0].offset, 0);
     }
 
+    #[test]
+    fn catch_up_stops_at_frame_start() {
+        let plan = FramePlan {
+            major_frame: 100 * MS,
+            windows: vec![
+                Window {
+                    id: 1,
+                    partition: 0,
+                    core: 0,
+                    offset: 0,
+                    duration: 40 * MS,
+                    period_start: true,
+                },
+                Window {
+                    id: 2,
+                    partition: 1,
+                    core: 0,
+                    offset: 50 * MS,
+                    duration: 40 * MS,
+                    period_start: true,
+                },
+            ],
+        };
+        let tl = plan.core_timeline(0);
+        let c = BoundaryCursor { frame: 0, index: 1 };
+        // Late within the frame: jump to the boundary in force.
+        assert_eq!(
+            c.catch_up(&tl, 0, 95 * MS),
+            BoundaryCursor { frame: 0, index: 3 }
+        );
+        // Late by several frames: stop at the next frame start.
+        assert_eq!(
+            c.catch_up(&tl, 0, 350 * MS),
+            BoundaryCursor { frame: 1, index: 0 }
+        );
+    }
+
     proptest! {
+        /// Catching up never moves backwards, never skips a frame start, and lands on a
+        /// boundary that is due.
+        #[test]
+        fn catch_up_never_skips_a_frame_start(
+            frame in 2u64..1000,
+            cuts in proptest::collection::btree_set(1u64..1000, 0..6),
+            start in 0u64..1_000_000,
+            handled in 0u64..50,
+            late in 0u64..10_000,
+        ) {
+            let mut offs: Vec<u64> = cuts.into_iter().filter(|&c| c < frame).collect();
+            offs.insert(0, 0);
+            let tl = CoreTimeline {
+                core: 0,
+                major_frame: frame,
+                boundaries: offs.iter().map(|&o| Boundary { offset: o, prev: None, next: None, window: None }).collect(),
+            };
+            let len = tl.boundaries.len() as u64;
+            let cur = BoundaryCursor { frame: handled / len, index: (handled % len) as usize };
+            let now = cur.at(&tl, start) + late;
+            let n = cur.catch_up(&tl, start, now);
+            prop_assert!(n > cur);
+            prop_assert!(n.frame <= cur.frame + 1);
+            if n.frame == cur.frame + 1 { prop_assert_eq!(n.index, 0); }
+            // Due (or the very next boundary).
+            prop_assert!(n.at(&tl, start) <= now.max(cur.next(&tl).at(&tl, start)));
+        }
+
         /// The switch instant is a frame start of the old schedule, strictly after the
         /// request, and no other frame start lies between the request and it.
         #[test]
