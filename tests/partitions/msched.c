@@ -4,7 +4,7 @@
  *                                  system partition: at its third activation it checks the
  *                                  error cases, requests SPARE and then TARGET in the same
  *                                  frame (the second replaces the first), and reports the
- *                                  schedule status at every activation; at its sixth it
+ *                                  schedule status at every activation; at its fifth it
  *                                  requests LATE, unless it is "-".
  *   msched NAME app TARGET         normal partition: SET_MODULE_SCHEDULE(TARGET) is refused;
  *                                  reports the status at every activation.
@@ -84,7 +84,7 @@ static void worker(void)
         status("tick");
         if (n == 3 && strcmp(role, "sys") == 0)
             sys_requests();
-        if (n == 6 && late) {
+        if (n == 5 && late) {
             SCHEDULE_ID_TYPE l = id_of(late, &rc);
             SET_MODULE_SCHEDULE(l, &rc);
             printf("MS %s late-request id=%d rc=%d\n", me, (int)l, (int)rc);

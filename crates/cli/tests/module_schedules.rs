@@ -446,7 +446,7 @@ fn set_module_schedule_false_and_warm_start() {
     let m = dir.join("warm.xml");
     std::fs::write(&m, x).unwrap();
     let out = partita()
-        .args(["run", "--duration", "1.2s", "--json"])
+        .args(["run", "--duration", "2s", "--json"])
         .arg(dir.join("report.json"))
         .arg(&m)
         .output()
