@@ -7,7 +7,8 @@
  *                                  schedule status at every activation; at its fifth it
  *                                  requests LATE, unless it is "-".
  *   msched NAME app TARGET         normal partition: SET_MODULE_SCHEDULE(TARGET) is refused;
- *                                  reports the status at every activation.
+ *                                  reports the status at every activation and half a
+ *                                  period later.
  *
  * Every line starts with "MS NAME" and carries the partition's APEX time. */
 #include <stdio.h>
@@ -89,10 +90,14 @@ static void worker(void)
             SET_MODULE_SCHEDULE(l, &rc);
             printf("MS %s late-request id=%d rc=%d\n", me, (int)l, (int)rc);
         }
-        if (n == 2 && strcmp(role, "app") == 0) {
-            SCHEDULE_ID_TYPE t = id_of(target, &rc);
-            SET_MODULE_SCHEDULE(t, &rc);
-            printf("MS %s refused rc=%d\n", me, (int)rc);
+        if (strcmp(role, "app") == 0) {
+            if (n == 2) {
+                SCHEDULE_ID_TYPE t = id_of(target, &rc);
+                SET_MODULE_SCHEDULE(t, &rc);
+                printf("MS %s refused rc=%d\n", me, (int)rc);
+            }
+            TIMED_WAIT(pstat.PERIOD / 2, &rc);
+            status("mid");
         }
         fflush(stdout);
         PERIODIC_WAIT(&rc);

@@ -8,7 +8,9 @@
 //! block, under a seqlock. A request is written to the control block (`sequence << 32 | id`,
 //! after its time); the manager consumes it at the next frame start of the running schedule
 //! (acknowledging its sequence number) and switches there. Until then this runtime reports
-//! the requested schedule as NEXT_SCHEDULE.
+//! the requested schedule as NEXT_SCHEDULE; the manager publishes the pending change to every
+//! partition at its next boundary on any core (at the latest when the requester's window
+//! ends).
 //!
 //! Return codes (as in ARINC 653 Part 2 and its reference implementations):
 //! - SET_MODULE_SCHEDULE: INVALID_CONFIG when the partition may not switch (not a system
@@ -110,7 +112,7 @@ pub fn get_module_schedule_status() -> Result<ScheduleStatus, ReturnCode> {
     let ack = c.schedule_ack.load(Ordering::Acquire);
     let next = match pending {
         Some((seq, id)) if seq != ack => id,
-        _ => t.current,
+        _ => t.next,
     };
     Ok(ScheduleStatus {
         time_of_last_schedule_switch: t.last_switch,

@@ -261,6 +261,26 @@ fn status_is_pending_until_the_switch_then_current() {
         (1, 2, 0),
         "the second request replaced the first"
     );
+    // Another partition sees the pending change too, before the switch.
+    let after_req = field(&lines(r, "sys", "second-request")[0], "after");
+    let seen: Vec<_> = lines(r, "boot", "mid")
+        .into_iter()
+        .filter(|l| field(l, "t") > after_req && field(l, "t") < at)
+        .collect();
+    assert!(!seen.is_empty(), "{}", r.text);
+    for l in &seen {
+        assert_eq!((field(l, "cur"), field(l, "next")), (1, 2), "{l:?}");
+    }
+    // ... and nothing pending before the requests.
+    let before_req = field(&lines(r, "sys", "second-request")[0], "before");
+    for l in lines(r, "boot", "mid")
+        .iter()
+        .chain(&lines(r, "boot", "tick"))
+    {
+        if field(l, "t") < before_req {
+            assert_eq!((field(l, "cur"), field(l, "next")), (1, 1), "{l:?}");
+        }
+    }
     let ticks = lines(r, "sys", "tick");
     let (mut before, mut after) = (0, 0);
     for l in &ticks {

@@ -86,6 +86,8 @@ struct State {
     seen: Vec<u32>,
     rejected: u64,
     logged: usize,
+    /// The pending change published as NEXT_SCHEDULE (see [`Schedules::publish_pending`]).
+    next: Option<usize>,
 }
 
 /// The module schedules of a run and the switch state shared by the scheduler threads.
@@ -95,6 +97,8 @@ pub(crate) struct Schedules {
     pub cores: Vec<u32>,
     system: Vec<bool>,
     names: Vec<String>,
+    /// Per partition: the request sequence number [`Schedules::poll_pending`] last saw.
+    peeked: Vec<AtomicU32>,
     state: Mutex<State>,
 }
 
@@ -109,6 +113,7 @@ impl Schedules {
             cores,
             system: plan.partitions.iter().map(|p| p.system).collect(),
             names: plan.partitions.iter().map(|p| p.name.clone()).collect(),
+            peeked: plan.partitions.iter().map(|_| AtomicU32::new(0)).collect(),
             state: Mutex::new(State {
                 current: initial,
                 clock: FrameClock {
@@ -121,6 +126,7 @@ impl Schedules {
                 seen: vec![0; plan.partitions.len()],
                 rejected: 0,
                 logged: 0,
+                next: None,
             }),
             specs,
         }
@@ -191,6 +197,7 @@ impl Schedules {
                 period_origin: rel + t.period_origin as i64,
                 major_frame: spec.frame.major_frame as i64,
                 current: spec.id,
+                next: st.next.map_or(spec.id, |n| self.specs[n].id),
                 last_switch,
                 may_set: t.may_set && self.system[index],
             },
@@ -201,6 +208,7 @@ impl Schedules {
                 period_origin: c.period_origin_ns.load(Ordering::Relaxed),
                 major_frame: spec.frame.major_frame as i64,
                 current: spec.id,
+                next: st.next.map_or(spec.id, |n| self.specs[n].id),
                 last_switch,
                 may_set: false,
             },
@@ -237,6 +245,14 @@ impl Schedules {
             }
         };
         let Some((to, by, req_at)) = best.filter(|b| b.0 != st.current) else {
+            if st.next.take().is_some() {
+                // A published pending change did not happen (refused, or back to current).
+                let last = st.switches.last().map_or(0, |s| s.3.at_ns as i64);
+                for p in parts {
+                    let c = p.control();
+                    c.write_schedule(&self.timing(&st, p.index, last, c));
+                }
+            }
             ack(&consumed);
             return None;
         };
@@ -257,6 +273,7 @@ impl Schedules {
             restarted: Vec::new(),
         };
         st.current = to;
+        st.next = None;
         st.clock = FrameClock::switched(t, self.specs[to].frame.major_frame);
         for p in parts {
             let c = p.control();
@@ -284,6 +301,71 @@ impl Schedules {
         Some(to)
     }
 
+    /// Called by the scheduler threads at every boundary: when a partition posted a new
+    /// request, publishes the change it would make (see [`Schedules::publish_pending`]).
+    /// Without a new request it costs one load per partition and takes no lock.
+    pub fn poll_pending(&self, parts: &[Arc<Partition>]) {
+        let mut new = false;
+        for p in parts {
+            let seq = (p.control().schedule_request.load(Ordering::Acquire) >> 32) as u32;
+            if self.peeked[p.index].swap(seq, Ordering::Relaxed) != seq {
+                new = true;
+            }
+        }
+        if new {
+            self.publish_pending(parts);
+        }
+    }
+
+    /// Publishes the change the module will make at the next frame start, if the requests
+    /// posted so far stand, as NEXT_SCHEDULE of every partition (the requesting partition's
+    /// runtime reports its own request at once; the others see it from the next boundary on
+    /// any core, at the latest when the requester's window ends).
+    fn publish_pending(&self, parts: &[Arc<Partition>]) {
+        let mut st = self.lock();
+        let mut requests = Vec::new();
+        for p in parts {
+            let c = p.control();
+            let w = c.schedule_request.load(Ordering::Acquire);
+            let seq = (w >> 32) as u32;
+            if seq == 0 || seq == st.seen[p.index] {
+                continue;
+            }
+            requests.push(Request {
+                partition: p.index,
+                at: c.schedule_request_ns.load(Ordering::Relaxed),
+                schedule: w as u32 as i32,
+                allowed: self.may_switch(&st, p),
+            });
+        }
+        let ids: Vec<i32> = self.specs.iter().map(|s| s.id).collect();
+        let next = pick(&requests, &ids)
+            .0
+            .map(|b| b.0)
+            .filter(|&n| n != st.current);
+        if next == st.next {
+            return;
+        }
+        st.next = next;
+        let last = st.switches.last().map_or(0, |s| s.3.at_ns as i64);
+        for p in parts {
+            let c = p.control();
+            c.write_schedule(&self.timing(&st, p.index, last, c));
+        }
+    }
+
+    /// Whether partition `p` may switch schedules now.
+    fn may_switch(&self, st: &State, p: &Partition) -> bool {
+        self.system[p.index]
+            && self.specs[st.current]
+                .partitions
+                .get(p.index)
+                .copied()
+                .flatten()
+                .is_some_and(|t| t.may_set)
+            && p.state.lock().expect("partition state").life == Life::Live
+    }
+
     /// Consumes the new requests; returns the latest valid one: (schedule index, requesting
     /// partition, request time).
     fn consume_requests(
@@ -303,14 +385,7 @@ impl Schedules {
             st.seen[p.index] = seq;
             consumed.push((p.index, seq));
             let at = c.schedule_request_ns.load(Ordering::Relaxed);
-            let allowed = self.system[p.index]
-                && self.specs[st.current]
-                    .partitions
-                    .get(p.index)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|t| t.may_set)
-                && p.state.lock().expect("partition state").life == Life::Live;
+            let allowed = self.may_switch(st, p);
             requests.push(Request {
                 partition: p.index,
                 at,

@@ -163,6 +163,8 @@ pub(crate) fn run_core(
                 st.trace_dropped += 1;
             }
         }
+        // A request posted since the last boundary: publish the pending change.
+        shared.schedules.poll_pending(&shared.parts);
         let done = monotonic_ns();
         st.switch_cost.record(done.saturating_sub(woke));
         st.boundaries += 1;

@@ -129,6 +129,9 @@ pub struct ControlBlock {
     pub schedule_ids: [AtomicI32; schedule::MAX_SCHEDULES],
     /// Written by the manager: the module schedules' names, NUL-padded (empty: no name).
     pub schedule_names: [[AtomicU8; schedule::NAME_LEN]; schedule::MAX_SCHEDULES],
+    /// Written by the manager: identifier of the schedule that runs from the next frame
+    /// boundary (the current one when no change is pending).
+    pub schedule_next: AtomicI32,
 }
 
 /// Multiple module schedules: the table sizes and the seqlock protocol of the schedule fields.
@@ -154,6 +157,8 @@ pub mod schedule {
         pub major_frame: i64,
         /// Identifier of the current schedule.
         pub current: i32,
+        /// Identifier of the schedule that runs from the next frame boundary.
+        pub next: i32,
         /// APEX time of the last switch (0: none).
         pub last_switch: i64,
         /// The partition may call SET_MODULE_SCHEDULE.
@@ -173,6 +178,7 @@ pub mod schedule {
                 .store(t.period_origin, Ordering::Relaxed);
             self.major_frame_ns.store(t.major_frame, Ordering::Relaxed);
             self.schedule_current.store(t.current, Ordering::Relaxed);
+            self.schedule_next.store(t.next, Ordering::Relaxed);
             self.schedule_last_switch_ns
                 .store(t.last_switch, Ordering::Relaxed);
             self.schedule_may_set
@@ -196,6 +202,7 @@ pub mod schedule {
                     period_origin: self.period_origin_ns.load(Ordering::Relaxed),
                     major_frame: self.major_frame_ns.load(Ordering::Relaxed),
                     current: self.schedule_current.load(Ordering::Relaxed),
+                    next: self.schedule_next.load(Ordering::Relaxed),
                     last_switch: self.schedule_last_switch_ns.load(Ordering::Relaxed),
                     may_set: self.schedule_may_set.load(Ordering::Relaxed) != 0,
                 };

@@ -20,6 +20,7 @@ fn timing_round_trips_and_bumps_the_sequence() {
         period_origin: 400,
         major_frame: 100,
         current: 7,
+        next: 8,
         last_switch: 400,
         may_set: true,
     };
@@ -46,6 +47,7 @@ fn a_reader_never_sees_a_torn_timing() {
                     period_origin: i,
                     major_frame: i,
                     current: i as i32,
+                    next: i as i32,
                     last_switch: i,
                     may_set: i % 2 == 0,
                 });
@@ -63,6 +65,7 @@ fn a_reader_never_sees_a_torn_timing() {
                     && t.period_origin == i
                     && t.major_frame == i
                     && i64::from(t.current) == i
+                    && i64::from(t.next) == i
                     && t.last_switch == i
                     && (i == 0 || t.may_set == (i % 2 == 0)),
                 "torn read: {t:?}"
