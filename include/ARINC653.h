@@ -1017,6 +1017,50 @@ extern void READ_HM_LOG(
 /* END OF PARTITA EXTENSION: system-partition services                      */
 /* ======================================================================== */
 
+/* ======================================================================== */
+/* Multiple module schedules (ARINC 653 Part 2)                              */
+/* ======================================================================== */
+
+typedef APEX_INTEGER SCHEDULE_ID_TYPE;
+typedef NAME_TYPE SCHEDULE_NAME_TYPE;
+
+typedef struct {
+    SYSTEM_TIME_TYPE TIME_OF_LAST_SCHEDULE_SWITCH; /* 0: no switch yet */
+    SCHEDULE_ID_TYPE CURRENT_SCHEDULE;
+    SCHEDULE_ID_TYPE NEXT_SCHEDULE; /* CURRENT_SCHEDULE when none pending */
+} SCHEDULE_STATUS_TYPE;
+
+/*
+ * SET_MODULE_SCHEDULE: run SCHEDULE_ID from the end of the current major
+ * frame of the running schedule (never inside a frame).  A second request
+ * before the switch replaces the first.  INVALID_CONFIG: the partition may
+ * not switch schedules (not a system partition, or SetModuleSchedule="false"
+ * in the running schedule); INVALID_PARAM: no schedule has that identifier;
+ * NO_ACTION: SCHEDULE_ID is the current schedule (a pending change is kept).
+ */
+extern void SET_MODULE_SCHEDULE(
+    /*in */ SCHEDULE_ID_TYPE SCHEDULE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_MODULE_SCHEDULE_STATUS: the current schedule, the next one (the
+ * requested one while a change is pending) and the time of the last switch.
+ * Any partition may call it.
+ */
+extern void GET_MODULE_SCHEDULE_STATUS(
+    /*out*/ SCHEDULE_STATUS_TYPE *SCHEDULE_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/*
+ * GET_MODULE_SCHEDULE_ID: the identifier of the schedule named
+ * SCHEDULE_NAME.  Any partition may call it.  INVALID_CONFIG: no schedule has
+ * that name.
+ */
+extern void GET_MODULE_SCHEDULE_ID(
+    /*in */ SCHEDULE_NAME_TYPE SCHEDULE_NAME,
+    /*out*/ SCHEDULE_ID_TYPE *SCHEDULE_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
 #ifdef __cplusplus
 }
 #endif

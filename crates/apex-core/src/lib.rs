@@ -51,6 +51,7 @@ mod mutex;
 mod partition;
 mod process;
 mod queue;
+mod schedule;
 mod semaphore;
 mod time;
 mod types;

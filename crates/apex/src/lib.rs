@@ -8,6 +8,7 @@
 pub mod api;
 pub mod ffi;
 pub mod runtime;
+pub mod schedules;
 pub mod system;
 pub mod types;
 

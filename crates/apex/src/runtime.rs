@@ -397,8 +397,10 @@ impl Runtime {
 
     /// Locks the kernel.
     pub fn lock(&self) -> KernelGuard<'_> {
-        let g = self.kernel.lock().unwrap_or_else(|p| p.into_inner());
+        let mut g = self.kernel.lock().unwrap_or_else(|p| p.into_inner());
         HOLDS_KERNEL.with(|h| h.set(true));
+        // A module schedule switch may have changed the partition's timing.
+        crate::schedules::refresh(self.control(), &mut g);
         KernelGuard(g)
     }
 

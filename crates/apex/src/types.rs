@@ -696,3 +696,25 @@ pub struct HmLogEntryType {
     /// MESSAGE.
     pub message: [ApexByte; HM_LOG_MESSAGE_SIZE],
 }
+
+// ---------------------------------------------------------------------------
+// Multiple module schedules (ARINC 653 Part 2) -- msched stream
+// ---------------------------------------------------------------------------
+
+/// `SCHEDULE_ID_TYPE`.
+pub type ScheduleIdType = ApexInteger;
+/// `SCHEDULE_NAME_TYPE`.
+pub type ScheduleNameType = NameType;
+
+/// `SCHEDULE_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScheduleStatusType {
+    /// Time of the last module schedule switch (0: none yet).
+    pub time_of_last_schedule_switch: SystemTimeType,
+    /// The schedule running now.
+    pub current_schedule: ScheduleIdType,
+    /// The schedule that runs from the next major frame boundary (the current one when no
+    /// change is pending).
+    pub next_schedule: ScheduleIdType,
+}

@@ -237,6 +237,13 @@ fn rust_spec() -> Spec {
         }
     }
 
+    // --- msched stream: multiple module schedules (ARINC 653 Part 2) ---
+    structs! { spec;
+        ScheduleStatusType { time_of_last_schedule_switch, current_schedule, next_schedule }
+    }
+    int_scalars! { spec; ScheduleIdType }
+    other_scalars! { spec; ScheduleNameType }
+
     defines! { spec;
         SYSTEM_LIMIT_NUMBER_OF_PARTITIONS, SYSTEM_LIMIT_NUMBER_OF_MESSAGES,
         SYSTEM_LIMIT_MESSAGE_SIZE, SYSTEM_LIMIT_NUMBER_OF_PROCESSES,

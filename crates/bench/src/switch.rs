@@ -398,6 +398,7 @@ fn run_partita(
         frame: ctx.frame_plan(),
         partitions: vec![spec(0), spec(1)],
         hm: Default::default(),
+        schedules: Default::default(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {

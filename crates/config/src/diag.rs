@@ -114,7 +114,15 @@ define_rules! {
     InitialSchedule = "initial-schedule", Error,
         "Several `Module_Schedule` elements, but not exactly one has `InitialModuleSchedule=\"true\"`.";
     DuplicateScheduleId = "duplicate-schedule-id", Error,
-        "Two module schedules have the same `ScheduleIdentifier`.";
+        "Two module schedules have the same `ScheduleIdentifier` (a schedule without one is numbered by its position, from 0).";
+    DuplicateScheduleName = "duplicate-schedule-name", Error,
+        "Two module schedules have the same `ScheduleName` (GET_MODULE_SCHEDULE_ID could not tell them apart).";
+    ScheduleNameTooLong = "schedule-name-too-long", Error,
+        "A `ScheduleName` is longer than 30 characters (ARINC 653 SCHEDULE_NAME_TYPE).";
+    ScheduleLimit = "schedule-limit", Error,
+        "More than 16 `Module_Schedule` elements (the size of the runtime's schedule table).";
+    SetScheduleNotSystem = "set-module-schedule-not-system", Error,
+        "`SetModuleSchedule=\"true\"` on a partition that is not a system partition: only system partitions may call SET_MODULE_SCHEDULE.";
     DuplicateWindowId = "duplicate-window-id", Error,
         "Two windows of one module schedule have the same `WindowIdentifier`.";
     ScheduleUnknownPartition = "schedule-unknown-partition", Error,

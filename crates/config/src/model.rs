@@ -10,6 +10,10 @@ use std::path::PathBuf;
 /// ARINC 653 NAME_TYPE length limit for partition and port names.
 pub const MAX_NAME_LEN: usize = 30;
 
+/// Most module schedules a module may have (the size of the runtime's schedule table in the
+/// partition control block).
+pub const MAX_SCHEDULES: usize = 16;
+
 /// Namespace of the partita extensions (`xmlns:partita="urn:partita:1"`).
 pub const PARTITA_NS: &str = "urn:partita:1";
 
@@ -164,6 +168,19 @@ config_enum! {
         /// Restart the partition (cold start).
         ColdStart = "COLD_START",
         /// Restart the partition (warm start).
+        WarmStart = "WARM_START",
+    }
+}
+
+config_enum! {
+    /// What a partition does when the module switches to a schedule
+    /// (`Partition_Schedule ScheduleChangeAction`, ARINC 653 Part 2 multiple module schedules).
+    ScheduleChangeAction {
+        /// Keep running as it is (the default).
+        Ignore = "IGNORE",
+        /// Restart the partition in COLD_START at the switch.
+        ColdStart = "COLD_START",
+        /// Restart the partition in WARM_START at the switch.
         WarmStart = "WARM_START",
     }
 }
@@ -400,6 +417,22 @@ pub struct ScheduledPartition {
     /// Offset of the partition's first period start in the frame
     /// ([`FramePlan::period_origin`]).
     pub period_origin: Nanos,
+    /// `ScheduleChangeAction`: what the partition does when the module switches to this
+    /// schedule (ARINC 653 Part 2).
+    #[serde(default = "ignore_action")]
+    pub change_action: ScheduleChangeAction,
+    /// `SetModuleSchedule`: whether the partition may call SET_MODULE_SCHEDULE while this
+    /// schedule runs (only system partitions may; absent means yes for a system partition).
+    #[serde(default = "yes")]
+    pub set_module_schedule: bool,
+}
+
+fn ignore_action() -> ScheduleChangeAction {
+    ScheduleChangeAction::Ignore
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One `Module_Schedule`.

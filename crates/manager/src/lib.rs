@@ -15,6 +15,7 @@
 mod backend;
 pub mod hm;
 mod host;
+mod msched;
 mod output;
 mod partition;
 mod plan;
@@ -26,7 +27,10 @@ mod supervisor;
 pub use backend::{Backend, BackendChoice};
 pub use hm::HmReport;
 pub use host::HostInfo;
-pub use plan::{ModulePlan, PartitionSpec};
+pub use msched::{ScheduleSwitch, WindowStart};
+pub use plan::{
+    ChangeAction, ModulePlan, ModuleSchedules, PartitionSpec, ScheduleSpec, ScheduleTiming,
+};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 
@@ -74,6 +78,9 @@ pub struct RunOptions {
     pub hm_log: Option<PathBuf>,
     /// Simulate a power failure this long after the first major frame (POWER_FAIL).
     pub power_fail_at: Option<Duration>,
+    /// Window starts each scheduler thread keeps for the report (`RunReport::window_trace`);
+    /// later ones are only counted.
+    pub window_trace: usize,
 }
 
 impl Default for RunOptions {
@@ -92,6 +99,7 @@ impl Default for RunOptions {
             spin_margin: Duration::from_micros(80),
             hm_log: None,
             power_fail_at: None,
+            window_trace: 4096,
         }
     }
 }

@@ -45,6 +45,57 @@ pub struct ModulePlan {
     pub partitions: Vec<PartitionSpec>,
     /// Health-monitoring tables (System_HM_Table, Module_HM_Table, Partition_HM_Tables).
     pub hm: partita_config::model::HmTables,
+    /// Multiple module schedules (ARINC 653 Part 2); empty: `frame` is the only schedule.
+    pub schedules: ModuleSchedules,
+}
+
+/// What a partition does when the module switches to a schedule (`ScheduleChangeAction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChangeAction {
+    /// Keep running.
+    #[default]
+    Ignore,
+    /// Restart in COLD_START.
+    ColdStart,
+    /// Restart in WARM_START.
+    WarmStart,
+}
+
+/// A partition's part in one module schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScheduleTiming {
+    /// `PeriodSeconds` in ns.
+    pub period: Nanos,
+    /// `PeriodDurationSeconds` in ns.
+    pub duration: Nanos,
+    /// Offset of its first period start in the frame.
+    pub period_origin: Nanos,
+    /// What it does when the module switches to this schedule.
+    pub action: ChangeAction,
+    /// It may call SET_MODULE_SCHEDULE while this schedule runs (with `system`).
+    pub may_set: bool,
+}
+
+/// One module schedule.
+#[derive(Debug, Clone)]
+pub struct ScheduleSpec {
+    /// `ScheduleIdentifier`.
+    pub id: i32,
+    /// `ScheduleName`.
+    pub name: Option<String>,
+    /// The window table.
+    pub frame: FramePlan,
+    /// Per partition index: its timing, `None` when the schedule does not run it.
+    pub partitions: Vec<Option<ScheduleTiming>>,
+}
+
+/// The module schedules of a plan.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleSchedules {
+    /// Every schedule; empty: the plan's `frame` alone.
+    pub list: Vec<ScheduleSpec>,
+    /// Index of the initial schedule in `list`.
+    pub initial: usize,
 }
 
 impl ModulePlan {
@@ -66,7 +117,60 @@ impl ModulePlan {
                 ));
             }
         }
+        let list = &self.schedules.list;
+        if !list.is_empty() {
+            if self.schedules.initial >= list.len() {
+                return Err("the initial schedule does not exist".into());
+            }
+            if list.len() > partita_sys::control::schedule::MAX_SCHEDULES {
+                return Err(format!(
+                    "{} module schedules (at most {})",
+                    list.len(),
+                    partita_sys::control::schedule::MAX_SCHEDULES
+                ));
+            }
+            for s in list {
+                if let Some(e) = s.frame.structural_errors().first() {
+                    return Err(format!("schedule {}: {e}", s.id));
+                }
+                if s.partitions.len() != self.partitions.len()
+                    || s.frame
+                        .windows
+                        .iter()
+                        .any(|w| w.partition >= self.partitions.len())
+                {
+                    return Err(format!("schedule {} does not match the partitions", s.id));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// Every module schedule (the plan's `frame` as schedule 0 when `schedules` is empty) and
+    /// the index of the initial one.
+    pub fn schedule_list(&self) -> (Vec<ScheduleSpec>, usize) {
+        if !self.schedules.list.is_empty() {
+            return (self.schedules.list.clone(), self.schedules.initial);
+        }
+        let partitions = (0..self.partitions.len())
+            .map(|i| {
+                let p = &self.partitions[i];
+                Some(ScheduleTiming {
+                    period: p.period,
+                    duration: p.duration,
+                    period_origin: self.frame.period_origin(i),
+                    action: ChangeAction::Ignore,
+                    may_set: true,
+                })
+            })
+            .collect();
+        let only = ScheduleSpec {
+            id: 0,
+            name: None,
+            frame: self.frame.clone(),
+            partitions,
+        };
+        (vec![only], 0)
     }
 
     /// CPUs partition `index` runs on.
@@ -75,10 +179,9 @@ impl ModulePlan {
         if !p.cpus.is_empty() {
             return p.cpus.clone();
         }
-        let mut c: Vec<u32> = self
-            .frame
-            .windows
-            .iter()
+        let mut c: Vec<u32> = std::iter::once(&self.frame)
+            .chain(self.schedules.list.iter().map(|s| &s.frame))
+            .flat_map(|f| f.windows.iter())
             .filter(|w| w.partition == index)
             .map(|w| w.core)
             .collect();
@@ -90,6 +193,8 @@ impl ModulePlan {
         c
     }
 }
+
+use partita_config::model::ScheduleChangeAction;
 
 impl ModulePlan {
     /// The plan the manager runs for a compiled configuration (its initial module schedule).
@@ -115,11 +220,39 @@ impl ModulePlan {
                 edf: p.process_policy == Some(partita_config::model::ProcessPolicy::Edf),
             })
             .collect();
+        let list = c
+            .schedules
+            .iter()
+            .map(|s| ScheduleSpec {
+                id: s.id as i32,
+                name: s.name.clone(),
+                frame: s.plan.clone(),
+                partitions: (0..c.partitions.len())
+                    .map(|i| {
+                        s.partition(i).map(|t| ScheduleTiming {
+                            period: t.period,
+                            duration: t.duration,
+                            period_origin: t.period_origin,
+                            action: match t.change_action {
+                                ScheduleChangeAction::Ignore => ChangeAction::Ignore,
+                                ScheduleChangeAction::ColdStart => ChangeAction::ColdStart,
+                                ScheduleChangeAction::WarmStart => ChangeAction::WarmStart,
+                            },
+                            may_set: t.set_module_schedule,
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
         let plan = ModulePlan {
             name: c.module_name.clone(),
             frame: schedule.plan.clone(),
             partitions,
             hm: c.hm.clone(),
+            schedules: ModuleSchedules {
+                list,
+                initial: c.initial_schedule,
+            },
         };
         plan.check()?;
         Ok(plan)

@@ -1,5 +1,6 @@
 //! The run report: printed as a summary by the CLI, written as JSON for tools.
 
+use crate::msched::{ScheduleSwitch, WindowStart};
 use crate::stats::Summary;
 use crate::{Backend, HostInfo};
 use serde::Serialize;
@@ -91,6 +92,20 @@ pub struct RunReport {
     pub leftovers: Vec<String>,
     /// Health monitor: logbook records and module actions.
     pub hm: crate::HmReport,
+    // --- msched stream ---
+    /// Module schedule switches (ARINC 653 Part 2), oldest first.
+    pub schedule_switches: Vec<ScheduleSwitch>,
+    /// SET_MODULE_SCHEDULE requests the manager refused (a partition not allowed to switch,
+    /// an unknown identifier: the runtime refuses these itself, so only a partition that
+    /// bypasses it gets here).
+    pub schedule_requests_rejected: u64,
+    /// Identifier of the schedule running at the end.
+    pub final_schedule: i32,
+    /// Window starts handled by the scheduler threads (at most `RunOptions::window_trace` per
+    /// core, the first ones), ordered by planned start.
+    pub window_trace: Vec<WindowStart>,
+    /// Window starts not kept in `window_trace` (over the limit).
+    pub window_trace_dropped: u64,
 }
 
 impl RunReport {
@@ -181,6 +196,23 @@ impl RunReport {
             for r in &self.hm.records {
                 let _ = writeln!(s, "    {}", crate::hm::logbook::render_record(r));
             }
+        }
+        for w in &self.schedule_switches {
+            let _ = writeln!(
+                s,
+                "  schedule switch at {:.6} s: {} -> {} (requested by {})",
+                w.at_ns as f64 / 1e9,
+                w.from,
+                w.to,
+                w.requested_by
+            );
+        }
+        if self.schedule_requests_rejected > 0 {
+            let _ = writeln!(
+                s,
+                "  schedule requests refused by the manager: {}",
+                self.schedule_requests_rejected
+            );
         }
         for l in &self.leftovers {
             let _ = writeln!(s, "  LEFT BEHIND: {l}");

@@ -5,8 +5,12 @@
 //! it), and at each boundary holds the partition that leaves the core and releases the one that
 //! enters. The deadline of boundary `i` of frame `k` is always `epoch + k * major_frame +
 //! offset_i`: lateness never accumulates. A thread that wakes after one or more later
-//! boundaries have already passed jumps to the boundary in force and counts the skipped ones.
+//! boundaries have already passed jumps to the boundary in force and counts the skipped ones,
+//! but never past a frame start: there the module may switch to another module schedule (see
+//! [`crate::msched`]), and the thread then continues on the new schedule's timeline, whose
+//! frames are counted from the switch instant.
 
+use crate::msched::{Schedules, WindowStart};
 use crate::partition::{Life, Partition};
 use crate::stats::Histogram;
 use partita_schedule::{BoundaryCursor, CoreTimeline};
@@ -28,6 +32,10 @@ pub(crate) struct Shared {
     pub cpu_accounting: bool,
     /// Wake this long before each boundary and spin until it (0: plain absolute sleep).
     pub spin_margin: u64,
+    /// Module schedules and the switch between them.
+    pub schedules: Arc<Schedules>,
+    /// Window starts each core keeps for the report.
+    pub trace_limit: usize,
 }
 
 /// What one scheduler thread measured.
@@ -41,12 +49,21 @@ pub(crate) struct CoreStats {
     pub switch_cost: Histogram,
     pub errors: Vec<String>,
     pub realtime: Option<String>,
+    pub trace: Vec<WindowStart>,
+    pub trace_dropped: u64,
 }
 
-/// Runs the schedule of one core until the end time or a stop request.
-pub(crate) fn run_core(shared: &Shared, tl: CoreTimeline, rt: bool) -> CoreStats {
+/// Runs the schedule of one core until the end time or a stop request. `tls` holds the core's
+/// timeline in every module schedule; the thread starts on `initial`.
+pub(crate) fn run_core(
+    shared: &Shared,
+    core: u32,
+    tls: Vec<CoreTimeline>,
+    initial: usize,
+    rt: bool,
+) -> CoreStats {
     let mut st = CoreStats {
-        core: tl.core,
+        core,
         boundaries: 0,
         missed: 0,
         windows: 0,
@@ -55,24 +72,29 @@ pub(crate) fn run_core(shared: &Shared, tl: CoreTimeline, rt: bool) -> CoreStats
         switch_cost: Histogram::new(),
         errors: Vec::new(),
         realtime: None,
+        trace: Vec::with_capacity(shared.trace_limit),
+        trace_dropped: 0,
     };
-    if let Err(e) = partita_sys::sched::set_affinity(0, &[tl.core]) {
+    if let Err(e) = partita_sys::sched::set_affinity(0, &[core]) {
         st.errors
-            .push(format!("pinning scheduler to core {}: {e}", tl.core));
+            .push(format!("pinning scheduler to core {core}: {e}"));
     }
     if rt {
         if let Err(e) = partita_sys::sched::set_fifo(0, crate::SCHEDULER_PRIORITY) {
             st.realtime = Some(e.to_string());
         }
     }
-    if tl.boundaries.is_empty() {
+    if tls.iter().any(|tl| tl.boundaries.is_empty()) {
         return st;
     }
-    let len = tl.boundaries.len() as u64;
+    // The running schedule, and the absolute start of its frame 0.
+    let mut sched = initial;
+    let mut start = shared.epoch;
+    let mut tl = &tls[sched];
     let mut cur = tl.cursor();
     let mut current: Option<usize> = None;
     loop {
-        let deadline = cur.at(&tl, shared.epoch);
+        let deadline = cur.at(tl, start);
         if shared.end.is_some_and(|end| deadline >= end) {
             break;
         }
@@ -96,7 +118,20 @@ pub(crate) fn run_core(shared: &Shared, tl: CoreTimeline, rt: bool) -> CoreStats
             woke = monotonic_ns();
         }
         st.lateness.record(woke.saturating_sub(deadline));
-        let b = *cur.boundary(&tl);
+        if cur.index == 0 {
+            // A frame start: the module may switch schedules here (every core alike).
+            if let Some(to) =
+                shared
+                    .schedules
+                    .at_frame_start(&shared.parts, &shared.work, sched, deadline)
+            {
+                sched = to;
+                start = deadline;
+                tl = &tls[sched];
+                cur = tl.cursor();
+            }
+        }
+        let b = *cur.boundary(tl);
         if current != b.next {
             if let Some(p) = current {
                 leave(shared, &shared.parts[p], &mut st);
@@ -106,19 +141,38 @@ pub(crate) fn run_core(shared: &Shared, tl: CoreTimeline, rt: bool) -> CoreStats
             }
             current = b.next;
         }
-        if let Some(n) = b.next.filter(|_| b.window.is_some()) {
+        if let (Some(n), Some(w)) = (b.next, b.window) {
             let mut d = shared.parts[n].state.lock().expect("partition state");
             if d.life == Life::Live {
                 d.windows += 1;
             }
+            drop(d);
             st.windows += 1;
+            if st.trace.len() < shared.trace_limit {
+                let spec = &shared.schedules.specs[sched];
+                st.trace.push(WindowStart {
+                    core,
+                    schedule: spec.id,
+                    frame: cur.frame,
+                    window: spec.frame.windows[w].id,
+                    partition: n,
+                    planned_ns: deadline - shared.epoch,
+                    actual_ns: woke.saturating_sub(shared.epoch),
+                });
+            } else {
+                st.trace_dropped += 1;
+            }
         }
+        // A request posted since the last boundary: publish the pending change.
+        shared.schedules.poll_pending(&shared.parts);
         let done = monotonic_ns();
         st.switch_cost.record(done.saturating_sub(woke));
         st.boundaries += 1;
-        let next = cur.next(&tl);
-        if next.at(&tl, shared.epoch) <= done {
-            let inf = BoundaryCursor::in_force(&tl, shared.epoch, done).unwrap_or(next);
+        let next = cur.next(tl);
+        if next.at(tl, start) <= done {
+            // Never past a frame start (a possible schedule switch).
+            let inf = cur.catch_up(tl, start, done);
+            let len = tl.boundaries.len() as u64;
             let pos = |c: BoundaryCursor| c.frame * len + c.index as u64;
             st.missed += pos(inf).saturating_sub(pos(cur));
             cur = inf;

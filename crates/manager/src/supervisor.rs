@@ -5,6 +5,7 @@ use crate::hm::logbook::Detection;
 use crate::hm::table::{Origin, SystemState};
 use crate::hm::{self, start_condition, Detected, Hm};
 use crate::host::HostInfo;
+use crate::msched::Schedules;
 use crate::output::{hm_line, Output, Sinks};
 use crate::partition::{Life, Partition};
 use crate::plan::ModulePlan;
@@ -152,9 +153,11 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
         Namespaces::default()
     };
+    let schedules = Arc::new(Schedules::new(plan));
     let mut spawn_err = None;
     for p in &parts {
         p.fill_control(plan, 0, NORMAL_START, 0, rt, backend);
+        schedules.publish_to(p);
         match p.spawn(backend, &mut namespaces, &mut notes, &opts.env) {
             Ok(pipes) => output.add(p.index, pipes),
             Err(e) => {
@@ -186,6 +189,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         p.control().epoch_ns.store(epoch, Ordering::Release);
     }
     hm.set_started();
+    schedules.start(epoch);
     let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
     let mut power_fail_at = opts.power_fail_at.map(|d| epoch + d.as_nanos() as u64);
     let mut module_resets = 0u32;
@@ -202,6 +206,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         } else {
             0
         },
+        schedules: schedules.clone(),
+        trace_limit: opts.window_trace,
     });
     output.event(&format!(
         "module {} started: backend {backend}, {} partitions, major frame {} ms",
@@ -210,12 +216,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         plan.frame.major_frame as f64 / 1e6
     ));
     let mut threads = Vec::new();
-    for core in plan.frame.cores() {
-        let tl = plan.frame.core_timeline(core);
+    let initial = schedules.current();
+    for &core in &schedules.cores {
+        let tls = schedules.timelines(core);
         let sh = shared.clone();
         let t = std::thread::Builder::new()
             .name(format!("partita-core{core}"))
-            .spawn(move || run_core(&sh, tl, rt))
+            .spawn(move || run_core(&sh, core, tls, initial, rt))
             .map_err(|e| partita_sys::SysError::io("spawn scheduler thread", e))?;
         threads.push(t);
     }
@@ -293,6 +300,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         if w != seen_work || hw != seen_hm_work {
             seen_work = w;
             seen_hm_work = hw;
+            for s in schedules.take_unlogged() {
+                output.event(&Schedules::describe(&s));
+            }
             carry_out_mode_changes(
                 plan,
                 &parts,
@@ -303,6 +313,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 &output,
                 epoch,
                 rt,
+                &schedules,
             );
         }
     }
@@ -310,6 +321,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     partita_sys::futex::wake(&shared.stop, u32::MAX, false);
     let stats: Vec<CoreStats> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
     let ran_ns = monotonic_ns().saturating_sub(epoch);
+    for s in schedules.take_unlogged() {
+        output.event(&Schedules::describe(&s));
+    }
     reap(&parts, &output, &hm, &mut oom);
     // Kill everything first, then wait: see `Partition::signal_kill`.
     for p in &parts {
@@ -337,6 +351,15 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     }
 
     let mut cores = Vec::new();
+    let mut window_trace = Vec::new();
+    let mut window_trace_dropped = 0;
+    let mut stats = stats;
+    for s in &mut stats {
+        window_trace.append(&mut s.trace);
+        window_trace_dropped += s.trace_dropped;
+    }
+    window_trace.sort_by_key(|w| (w.planned_ns, w.core));
+    let (schedule_switches, schedule_requests_rejected, final_schedule) = schedules.summary();
     for s in stats {
         if let Some(e) = &s.realtime {
             notes.push(format!(
@@ -399,6 +422,11 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         partitions,
         leftovers,
         hm: hm_report,
+        schedule_switches,
+        schedule_requests_rejected,
+        final_schedule,
+        window_trace,
+        window_trace_dropped,
     })
 }
 
@@ -548,6 +576,7 @@ fn carry_out_mode_changes(
     output: &Output,
     epoch: u64,
     rt: bool,
+    schedules: &Schedules,
 ) {
     for p in parts {
         let life = p.state.lock().expect("partition state").life;
@@ -576,6 +605,7 @@ fn carry_out_mode_changes(
                 ));
                 let condition = hm_restart.unwrap_or(PARTITION_RESTART);
                 p.fill_control(plan, epoch, condition, restarts, rt, backend);
+                schedules.publish_to(p);
                 p.control().mode.store(m, Ordering::Release);
                 match p.spawn(backend, namespaces, notes, &opts.env) {
                     Ok(pipes) => output.add(p.index, pipes),

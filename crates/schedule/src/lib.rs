@@ -13,8 +13,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod switch;
 pub mod timeline;
 
+pub use switch::FrameClock;
 pub use timeline::{Boundary, BoundaryCursor, CoreTimeline};
 
 /// Nanoseconds (durations, offsets and absolute times on the monotonic clock).

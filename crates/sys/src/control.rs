@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Or
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -106,6 +106,152 @@ pub struct ControlBlock {
     /// Extension-service mailbox (Partita / ARINC 653 Part 2-style system-partition services,
     /// see [`mailbox`] and docs/health-monitor.md). One request at a time per partition.
     pub mbox: Mailbox,
+
+    // --- msched stream ---
+    // Multiple module schedules (ARINC 653 Part 2). The manager rewrites `period_ns`,
+    // `duration_ns`, `period_origin_ns`, `major_frame_ns` and the `schedule_*` status fields at
+    // a schedule switch inside the `schedule_seq` seqlock (see [`schedule`]).
+    /// Written by the manager: seqlock word, odd while it rewrites the schedule fields.
+    pub schedule_seq: AtomicU32,
+    /// Written by the manager: 1 when this partition may call SET_MODULE_SCHEDULE in the
+    /// current schedule (a system partition the schedule does not forbid it).
+    pub schedule_may_set: AtomicU32,
+    /// Written by the manager: identifier of the current module schedule.
+    pub schedule_current: AtomicI32,
+    /// Written by the manager: APEX time (ns since the epoch) of the last schedule switch, 0
+    /// when none happened.
+    pub schedule_last_switch_ns: AtomicI64,
+    /// Written by the partition: the last SET_MODULE_SCHEDULE request,
+    /// `sequence << 32 | schedule identifier`; 0: none.
+    pub schedule_request: AtomicU64,
+    /// Written by the partition: APEX time of that request (written before it).
+    pub schedule_request_ns: AtomicI64,
+    /// Written by the manager: the sequence number of the last request it consumed.
+    pub schedule_ack: AtomicU32,
+    /// Written by the manager: number of valid entries in `schedule_ids` / `schedule_names`.
+    pub schedule_count: AtomicU32,
+    /// Written by the manager: the module schedules' identifiers.
+    pub schedule_ids: [AtomicI32; schedule::MAX_SCHEDULES],
+    /// Written by the manager: the module schedules' names, NUL-padded (empty: no name).
+    pub schedule_names: [[AtomicU8; schedule::NAME_LEN]; schedule::MAX_SCHEDULES],
+    /// Written by the manager: identifier of the schedule that runs from the next frame
+    /// boundary (the current one when no change is pending).
+    pub schedule_next: AtomicI32,
+}
+
+/// Multiple module schedules: the table sizes and the seqlock protocol of the schedule fields.
+pub mod schedule {
+    use super::ControlBlock;
+    use std::sync::atomic::{fence, Ordering};
+
+    /// Entries of the schedule table.
+    pub const MAX_SCHEDULES: usize = 16;
+    /// Bytes per schedule name (ARINC 653 names have at most 30 characters).
+    pub const NAME_LEN: usize = 32;
+
+    /// The timing and status a partition runs under in the current module schedule.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub struct Timing {
+        /// `PeriodSeconds` in ns.
+        pub period: i64,
+        /// `PeriodDurationSeconds` in ns.
+        pub duration: i64,
+        /// APEX time of the partition's first period start under this schedule.
+        pub period_origin: i64,
+        /// Major frame of the schedule, ns.
+        pub major_frame: i64,
+        /// Identifier of the current schedule.
+        pub current: i32,
+        /// Identifier of the schedule that runs from the next frame boundary.
+        pub next: i32,
+        /// APEX time of the last switch (0: none).
+        pub last_switch: i64,
+        /// The partition may call SET_MODULE_SCHEDULE.
+        pub may_set: bool,
+    }
+
+    impl ControlBlock {
+        /// Writes `t` (manager side): readers never see a mix of old and new values.
+        pub fn write_schedule(&self, t: &Timing) {
+            let s = self.schedule_seq.load(Ordering::Relaxed);
+            self.schedule_seq
+                .store(s.wrapping_add(1) | 1, Ordering::Relaxed);
+            fence(Ordering::Release);
+            self.period_ns.store(t.period, Ordering::Relaxed);
+            self.duration_ns.store(t.duration, Ordering::Relaxed);
+            self.period_origin_ns
+                .store(t.period_origin, Ordering::Relaxed);
+            self.major_frame_ns.store(t.major_frame, Ordering::Relaxed);
+            self.schedule_current.store(t.current, Ordering::Relaxed);
+            self.schedule_next.store(t.next, Ordering::Relaxed);
+            self.schedule_last_switch_ns
+                .store(t.last_switch, Ordering::Relaxed);
+            self.schedule_may_set
+                .store(u32::from(t.may_set), Ordering::Relaxed);
+            self.schedule_seq
+                .store((s | 1).wrapping_add(1), Ordering::Release);
+        }
+
+        /// Reads the schedule fields consistently (partition side), with the seqlock word they
+        /// belong to; `None` if the writer never finished (a manager that died mid-write).
+        pub fn read_schedule(&self) -> Option<(u32, Timing)> {
+            for _ in 0..1_000_000 {
+                let s1 = self.schedule_seq.load(Ordering::Acquire);
+                if s1 & 1 == 1 {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                let t = Timing {
+                    period: self.period_ns.load(Ordering::Relaxed),
+                    duration: self.duration_ns.load(Ordering::Relaxed),
+                    period_origin: self.period_origin_ns.load(Ordering::Relaxed),
+                    major_frame: self.major_frame_ns.load(Ordering::Relaxed),
+                    current: self.schedule_current.load(Ordering::Relaxed),
+                    next: self.schedule_next.load(Ordering::Relaxed),
+                    last_switch: self.schedule_last_switch_ns.load(Ordering::Relaxed),
+                    may_set: self.schedule_may_set.load(Ordering::Relaxed) != 0,
+                };
+                fence(Ordering::Acquire);
+                if self.schedule_seq.load(Ordering::Relaxed) == s1 {
+                    return Some((s1, t));
+                }
+            }
+            None
+        }
+
+        /// Stores the schedule table (manager side, before the partition starts).
+        pub fn set_schedule_table(&self, table: &[(i32, &str)]) {
+            let n = table.len().min(MAX_SCHEDULES);
+            for (i, (id, name)) in table.iter().take(n).enumerate() {
+                self.schedule_ids[i].store(*id, Ordering::Relaxed);
+                let b = name.as_bytes();
+                for (k, slot) in self.schedule_names[i].iter().enumerate() {
+                    let c = if k < NAME_LEN - 1 {
+                        b.get(k).copied().unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    slot.store(c, Ordering::Relaxed);
+                }
+            }
+            self.schedule_count.store(n as u32, Ordering::Release);
+        }
+
+        /// The schedule table: (identifier, name bytes up to the first NUL).
+        pub fn schedule_table(&self) -> Vec<(i32, Vec<u8>)> {
+            let n = (self.schedule_count.load(Ordering::Acquire) as usize).min(MAX_SCHEDULES);
+            (0..n)
+                .map(|i| {
+                    let name = self.schedule_names[i]
+                        .iter()
+                        .map(|b| b.load(Ordering::Relaxed))
+                        .take_while(|&b| b != 0)
+                        .collect();
+                    (self.schedule_ids[i].load(Ordering::Relaxed), name)
+                })
+                .collect()
+        }
+    }
 }
 
 /// Extension-service mailbox: the partition posts a request (code + arguments), rings the

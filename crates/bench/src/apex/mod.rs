@@ -342,6 +342,7 @@ fn run_partition(
             edf: false,
         }],
         hm: Default::default(),
+        schedules: Default::default(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {

@@ -3,7 +3,7 @@
 use crate::diag::{Pos, Rule};
 use crate::model::{
     Backend, Criticality, ErrorCode, ErrorLevel, MemoryAccess, ModuleAction, PartitionAction,
-    PortDirection, PortKind, ProcessPolicy,
+    PortDirection, PortKind, ProcessPolicy, ScheduleChangeAction,
 };
 use roxmltree::Node;
 
@@ -304,7 +304,14 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         self.check_attrs(n, SCHEDULE_ATTRS);
         let mut s = RawSchedule {
             pos: self.node_pos(n),
-            id: self.u32(n, "ScheduleIdentifier", false, 0),
+            // SCHEDULE_ID_TYPE is an APEX_INTEGER: identifiers must fit in 31 bits.
+            id: self
+                .uint(n, "ScheduleIdentifier", false, 0, i32::MAX as u64)
+                .map(|s| Sp {
+                    value: s.value as u32,
+                    pos: s.pos,
+                }),
+            id_written: n.attribute("ScheduleIdentifier").is_some(),
             name: self.string(n, "ScheduleName", false),
             initial: self.boolean(n, "InitialModuleSchedule"),
             major_frame: self.time(n, "MajorFrameSeconds", true),
@@ -344,6 +351,13 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
             target: self.partition_ref(n),
             period: self.time(n, "PeriodSeconds", true),
             duration: self.time(n, "PeriodDurationSeconds", true),
+            change_action: self.choice(
+                n,
+                "ScheduleChangeAction",
+                false,
+                ScheduleChangeAction::VALUES,
+            ),
+            set_schedule: self.boolean(n, "SetModuleSchedule"),
             windows: Vec::new(),
         };
         for c in Self::elements(n) {

@@ -10,7 +10,7 @@ mod parser;
 use crate::diag::Pos;
 use crate::model::{
     Backend, Criticality, ErrorCode, ErrorLevel, MemoryAccess, ModuleAction, PartitionAction,
-    PortDirection, PortKind, ProcessPolicy,
+    PortDirection, PortKind, ProcessPolicy, ScheduleChangeAction,
 };
 use partita_schedule::Nanos;
 
@@ -123,6 +123,8 @@ pub(crate) struct RawMemoryRequirement {
 pub(crate) struct RawSchedule {
     pub pos: Pos,
     pub id: Opt<u32>,
+    /// `ScheduleIdentifier` is written (even if unreadable).
+    pub id_written: bool,
     pub name: Opt<String>,
     pub initial: Opt<bool>,
     pub major_frame: Opt<Nanos>,
@@ -134,6 +136,10 @@ pub(crate) struct RawPartitionSchedule {
     pub target: RawPartitionRef,
     pub period: Opt<Nanos>,
     pub duration: Opt<Nanos>,
+    /// `ScheduleChangeAction` (ARINC 653 Part 2).
+    pub change_action: Opt<ScheduleChangeAction>,
+    /// `SetModuleSchedule` (ARINC 653 Part 2).
+    pub set_schedule: Opt<bool>,
     pub windows: Vec<RawWindow>,
 }
 

@@ -82,6 +82,8 @@ pub(super) const PSCHED_ATTRS: (&[&str], &[&str]) = (
         "PartitionName",
         "PeriodSeconds",
         "PeriodDurationSeconds",
+        "ScheduleChangeAction",
+        "SetModuleSchedule",
     ],
     &[],
 );

@@ -206,7 +206,14 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         })
     }
 
-    fn uint(&mut self, n: Node<'d, 'i>, key: &str, required: bool, min: u64, max: u64) -> Opt<u64> {
+    pub(super) fn uint(
+        &mut self,
+        n: Node<'d, 'i>,
+        key: &str,
+        required: bool,
+        min: u64,
+        max: u64,
+    ) -> Opt<u64> {
         let v = self.get(n, key, required)?;
         match parse_uint(&v.text) {
             Ok(x) if x >= min && x <= max => Some(Sp {

@@ -3,7 +3,7 @@
 use crate::model::{
     Backend, Channel, Endpoint, ErrorAction, ErrorIdLevel, HmStateEntry, HmTables,
     MemoryRequirement, ModuleSchedule, Partition, PartitionHmTable, Port, ProcessSpec,
-    PseudoTransport, ScheduledPartition, SystemStateEntry, ValidatedModule,
+    PseudoTransport, ScheduleChangeAction, ScheduledPartition, SystemStateEntry, ValidatedModule,
 };
 use crate::raw::{val, RawChannel, RawEndpoint, RawHmEntry};
 use partita_schedule::{FramePlan, Window};
@@ -85,7 +85,13 @@ impl Validator<'_, '_, '_> {
                         period_start: val(&w.period_start).unwrap_or(false),
                     });
                 }
-                entries.push((idx, val(&ps.period)?, val(&ps.duration)?));
+                entries.push((
+                    idx,
+                    val(&ps.period)?,
+                    val(&ps.duration)?,
+                    val(&ps.change_action).unwrap_or(ScheduleChangeAction::Ignore),
+                    val(&ps.set_schedule).unwrap_or(true),
+                ));
             }
             let plan = FramePlan {
                 major_frame: val(&s.major_frame)?,
@@ -93,12 +99,18 @@ impl Validator<'_, '_, '_> {
             };
             let partitions = entries
                 .into_iter()
-                .map(|(partition, period, duration)| ScheduledPartition {
-                    partition,
-                    period,
-                    duration,
-                    period_origin: plan.period_origin(partition),
-                })
+                .map(
+                    |(partition, period, duration, change_action, set_module_schedule)| {
+                        ScheduledPartition {
+                            partition,
+                            period,
+                            duration,
+                            period_origin: plan.period_origin(partition),
+                            change_action,
+                            set_module_schedule,
+                        }
+                    },
+                )
                 .collect();
             schedules.push(ModuleSchedule {
                 id: val(&s.id).unwrap_or(si as u32),

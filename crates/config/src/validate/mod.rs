@@ -5,6 +5,7 @@ mod build;
 mod channels;
 mod hm;
 mod partitions;
+mod schedule_ids;
 mod schedules;
 
 use crate::diag::{Pos, Rule, Sink};

@@ -70,23 +70,8 @@ impl Validator<'_, '_, '_> {
                 }
             }
         }
-        let mut sched_ids: HashMap<u32, Pos> = HashMap::new();
-        for s in &raw.schedules {
-            if let Some(id) = &s.id {
-                if let Some(&first) = sched_ids.get(&id.value) {
-                    self.sink
-                        .emit(
-                            Rule::DuplicateScheduleId,
-                            id.pos,
-                            format!("schedule identifier {} is used twice", id.value),
-                        )
-                        .with_hint("every Module_Schedule needs its own ScheduleIdentifier")
-                        .with_related(first, "first defined here");
-                } else {
-                    sched_ids.insert(id.value, id.pos);
-                }
-            }
-        }
+        self.schedule_identities();
+        self.schedule_rights();
         let mut has_window = vec![false; n];
         for s in &raw.schedules {
             self.schedule(s, &mut has_window, &mut facts);
