@@ -397,6 +397,7 @@ fn run_partita(
         name: "bench-switch".into(),
         frame: ctx.frame_plan(),
         partitions: vec![spec(0), spec(1)],
+        channels: Vec::new(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {

@@ -17,6 +17,7 @@ mod host;
 mod output;
 mod partition;
 mod plan;
+mod ports;
 mod report;
 mod scheduler;
 pub mod stats;
@@ -25,6 +26,7 @@ mod supervisor;
 pub use backend::{Backend, BackendChoice};
 pub use host::HostInfo;
 pub use plan::{ModulePlan, PartitionSpec};
+pub use ports::{ChannelSpec, EndSpec};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 

@@ -71,6 +71,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 plan, i, &host, backend, &run_dir,
             )?));
         }
+        crate::ports::attach(plan, &parts)?;
         if backend == Backend::FreezerV1 {
             // Keep one cgroup frozen for the whole run: the kernel then leaves its freezer
             // static key enabled, and each freeze/thaw of a partition costs ~18 us instead of

@@ -14,6 +14,7 @@ pub mod futex;
 pub mod guard;
 pub mod isolation;
 pub mod port;
+pub mod port_dir;
 pub mod proc;
 pub mod sched;
 pub mod shm;

@@ -341,6 +341,7 @@ fn run_partition(
             system: false,
             edf: false,
         }],
+        channels: Vec::new(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {
