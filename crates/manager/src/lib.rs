@@ -13,6 +13,7 @@
 //! - one *output* thread collects the partitions' stdout, stderr and report channel.
 
 mod backend;
+mod bridge;
 mod host;
 mod output;
 mod partition;

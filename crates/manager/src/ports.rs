@@ -119,7 +119,7 @@ impl Channels {
         for c in specs {
             c.check(partitions).map_err(ManagerError::InvalidPlan)?;
             let max = c.max_message_size as usize;
-            let mut give = |p: usize, fd: OwnedFd, fds: &mut Vec<Vec<(OwnedFd, i32)>>| {
+            let give = |p: usize, fd: OwnedFd, fds: &mut Vec<Vec<(OwnedFd, i32)>>| {
                 let n = FIRST_PORT_FD + fds[p].len() as i32;
                 fds[p].push((fd, n));
                 n

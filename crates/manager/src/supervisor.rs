@@ -65,13 +65,17 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     );
     let mut parts: Vec<Arc<Partition>> = Vec::new();
     let mut sentinel: Option<(Cgroup, Freezer)> = None;
+    // Ports stream: channel memory for the whole run, and the pseudo-partition bridge.
+    let mut bridge = None;
     let setup = (|| -> Result<(), ManagerError> {
         for i in 0..plan.partitions.len() {
             parts.push(Arc::new(Partition::prepare(
                 plan, i, &host, backend, &run_dir,
             )?));
         }
-        crate::ports::attach(plan, &parts)?;
+        if let Some(ch) = crate::ports::attach(plan, &parts)? {
+            bridge = crate::bridge::Bridge::open(&ch)?;
+        }
         if backend == Backend::FreezerV1 {
             // Keep one cgroup frozen for the whole run: the kernel then leaves its freezer
             // static key enabled, and each freeze/thaw of a partition costs ~18 us instead of
@@ -166,6 +170,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         p.control().epoch_ns.store(epoch, Ordering::Release);
     }
     let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
+    let bridge = match bridge.map(|b| b.start(epoch)).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            notes.push(format!("pseudo-partitions not bridged: {e}"));
+            None
+        }
+    };
     let shared = Arc::new(Shared {
         parts: parts.clone(),
         stop: AtomicU32::new(0),
@@ -262,6 +273,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         if interrupted { " (interrupted)" } else { "" }
     ));
     output.finish();
+    if let Some(b) = bridge {
+        notes.extend(b.stop());
+    }
     let leftovers = cleanup_dirs(&parts, &sentinel);
     if let Some(g) = guard {
         g.finish();

@@ -521,5 +521,30 @@ impl Queue {
     }
 }
 
+/// Creates the named pipe `path` (mode 0666 minus the umask) unless something exists there.
+pub fn mkfifo(path: &std::path::Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    let c = CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
+        .map_err(|e| SysError::io("mkfifo", e.into()))?;
+    // SAFETY: `c` is a valid NUL-terminated path.
+    check(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, "mkfifo")?;
+    Ok(())
+}
+
+/// Opens the named pipe `path` non-blocking, for reading (`write` false) or writing. A pipe
+/// opened for writing is opened read-write, so that the open succeeds without a reader
+/// (Linux semantics) and writes fail with `EAGAIN` rather than block when it is full.
+pub fn open_fifo(path: &std::path::Path, write: bool) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| SysError::io(format!("open {}", path.display()), e))
+}
+
 #[cfg(test)]
 mod tests;
