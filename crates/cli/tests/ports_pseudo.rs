@@ -164,3 +164,65 @@ fn udp_fifo_and_file_pseudo_partitions() {
     assert!(ticks.len() > 10, "{ticks:?}");
     assert!(ticks.windows(2).all(|w| w[0] < w[1]), "{ticks:?}");
 }
+
+/// A partition restart (COLD_START) keeps its peer's channel working (no message lost or
+/// repeated across the restart) and refuses the port identifier of the previous incarnation.
+#[test]
+fn restart_keeps_channels_and_refuses_stale_port_ids() {
+    let _s = serial();
+    if let Err(r) = capable() {
+        return skip("restart_keeps_channels_and_refuses_stale_port_ids", &r);
+    }
+    let exe = partition_exe("ports_restart");
+    let dir = scratch("ports-restart");
+    let idfile = dir.join("port-id");
+    let xml = format!(
+        r#"<?xml version="1.0"?>
+<ARINC_653_Module xmlns:partita="urn:partita:1" ModuleName="restart">
+  <Partition PartitionIdentifier="1" PartitionName="writer" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
+    <partita:Executable path="{exe}"><partita:Arg>writer</partita:Arg><partita:Arg>{id}</partita:Arg></partita:Executable>
+    <Queuing_Port Name="OUT" MaxMessageSize="4" Direction="SOURCE" MaxNbMessages="8"/>
+  </Partition>
+  <Partition PartitionIdentifier="2" PartitionName="reader" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
+    <partita:Executable path="{exe}"><partita:Arg>reader</partita:Arg></partita:Executable>
+    <Queuing_Port Name="IN" MaxMessageSize="4" Direction="DESTINATION" MaxNbMessages="8"/>
+  </Partition>
+  <Module_Schedule MajorFrameSeconds="0.02">
+    <Partition_Schedule PartitionIdentifier="1" PeriodSeconds="0.02" PeriodDurationSeconds="0.008">
+      <Window_Schedule WindowIdentifier="1" WindowStartSeconds="0" WindowDurationSeconds="0.008" PartitionPeriodStart="true"/>
+    </Partition_Schedule>
+    <Partition_Schedule PartitionIdentifier="2" PeriodSeconds="0.02" PeriodDurationSeconds="0.008">
+      <Window_Schedule WindowIdentifier="2" WindowStartSeconds="0.01" WindowDurationSeconds="0.008" PartitionPeriodStart="true"/>
+    </Partition_Schedule>
+  </Module_Schedule>
+  <Connection_Table>
+    <Channel ChannelIdentifier="1"><Source><Standard_Partition PartitionIdentifier="1" PortName="OUT"/></Source>
+      <Destination><Standard_Partition PartitionIdentifier="2" PortName="IN"/></Destination></Channel>
+  </Connection_Table>
+</ARINC_653_Module>
+"#,
+        exe = exe.display(),
+        id = idfile.display()
+    );
+    let path = dir.join("module.xml");
+    std::fs::write(&path, xml).unwrap();
+    let o = partita()
+        .arg("run")
+        .arg(&path)
+        .args(["--duration", "2s"])
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.contains("ERROR"), "{out}");
+    assert!(out.contains("WRITER restarting"), "{out}");
+    assert!(out.contains("WRITER done"), "{out}");
+    assert!(out.contains("READER got 100 in order"), "{out}");
+    // INVALID_PARAM (3) for the identifier of the previous incarnation.
+    let stale = out
+        .lines()
+        .find(|l| l.contains("STALE"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(stale.ends_with("rc=3"), "{stale}");
+    assert!(out.contains("1 restarts"), "{out}");
+}
