@@ -233,6 +233,10 @@ pub fn read_updated_sampling_message(
     out: &mut [u8],
 ) -> Result<(usize, Validity), ReturnCode> {
     let p = sampling(id)?;
+    // Nothing is copied when there is nothing new.
+    if !p.entry.source && p.mem.latest_number() == p.last_read.load(Ordering::Relaxed) {
+        return Err(ReturnCode::NoAction);
+    }
     let (n, len, time) = read_current(p, out)?;
     if n == p.last_read.load(Ordering::Relaxed) {
         return Err(ReturnCode::NoAction);
@@ -249,12 +253,27 @@ pub fn read_sampling_message_conditional(
     out: &mut [u8],
 ) -> Result<(usize, SystemTime), ReturnCode> {
     let p = sampling(id)?;
-    let (n, len, time) = read_current(p, out)?;
-    if time < ref_time_stamp {
-        return Err(ReturnCode::NotAvailable);
+    let max = p.entry.max_message_size as usize;
+    if out.len() < max {
+        return Err(ReturnCode::InvalidParam);
     }
-    consume(p, n, time)?;
-    Ok((len, time))
+    // Read into a scratch area: nothing is copied out for a message that is too old.
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < max {
+            s.resize(max, 0);
+        }
+        let (n, len, time) = read_current(p, &mut s)?;
+        if time < ref_time_stamp {
+            return Err(ReturnCode::NotAvailable);
+        }
+        out[..len].copy_from_slice(&s[..len]);
+        consume(p, n, time)?;
+        Ok((len, time))
+    })
 }
 
 /// GET_SAMPLING_PORT_ID: INVALID_CONFIG when no created sampling port has that name.
