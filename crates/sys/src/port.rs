@@ -521,6 +521,42 @@ impl Queue {
     }
 }
 
+/// A bare shared-memory area: the floor the port benchmark compares the ports with (a copy
+/// into shared memory plus one atomic publish, and the reverse).
+pub struct RawArea {
+    map: SharedMapping,
+}
+
+impl RawArea {
+    /// A fresh area for messages of up to `max` bytes.
+    pub fn create(max: usize) -> Result<RawArea> {
+        let map = create_memfd("partita-bench-floor", round_up(HEADER + max, PAGE), None)?;
+        Ok(RawArea { map })
+    }
+
+    fn counter(&self) -> &AtomicU64 {
+        &self.map.words()[0]
+    }
+
+    /// Copies `msg` into the area and publishes it (one release store).
+    pub fn publish(&self, msg: &[u8]) {
+        assert!(HEADER + msg.len() <= self.map.len());
+        // SAFETY: the area holds `msg.len()` bytes after the header (checked above).
+        unsafe { copy_in(self.map.as_ptr().add(HEADER), msg) };
+        let c = self.counter();
+        c.store(c.load(Ordering::Relaxed) + 1, Ordering::Release);
+    }
+
+    /// Reads the published counter (one acquire load) and copies `out.len()` bytes out.
+    pub fn fetch(&self, out: &mut [u8]) -> u64 {
+        assert!(HEADER + out.len() <= self.map.len());
+        let n = self.counter().load(Ordering::Acquire);
+        // SAFETY: the area holds `out.len()` bytes after the header (checked above).
+        unsafe { copy_out(out, self.map.as_ptr().add(HEADER), out.len()) };
+        n
+    }
+}
+
 /// Creates the named pipe `path` (mode 0666 minus the umask) unless something exists there.
 pub fn mkfifo(path: &std::path::Path) -> Result<()> {
     if path.exists() {
