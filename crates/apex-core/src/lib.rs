@@ -60,7 +60,7 @@ pub use blackboard::{BlackboardStatus, EmptyIndicator};
 pub use buffer::BufferStatus;
 pub use event::{EventState, EventStatus};
 pub use kernel::Kernel;
-pub use ports::{PortWaitId, PortWaitKind};
 pub use mutex::{MutexOwnership, MutexState, MutexStatus};
+pub use ports::{PortWaitId, PortWaitKind};
 pub use semaphore::SemaphoreStatus;
 pub use types::*;

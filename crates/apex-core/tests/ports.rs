@@ -43,7 +43,7 @@ fn fifo_receivers_served_in_arrival_order() {
         assert_eq!(k.take_wake_message(p, &mut out), Some(Ok(4)));
         assert_eq!(out[..4], [n as u8; 4]);
         assert_eq!(k.take_port_overflow(q, p), n == 1);
-        assert_eq!(k.take_port_overflow(q, p), false);
+        assert!(!k.take_port_overflow(q, p));
         k.stop_self(10 * MS, pr(p)).unwrap();
     }
     assert!(!k.port_complete_receive(11 * MS, q, &[1], false));
@@ -100,7 +100,10 @@ fn errors_and_stop_of_a_waiter() {
     );
     normal(&mut k, 0);
     assert_eq!(k.port_block_send(MS, pr(a), q, b"ab", 0), Err(NotAvailable));
-    assert_eq!(k.port_block_send(MS, pr(a), q, b"ab", -5), Err(InvalidParam));
+    assert_eq!(
+        k.port_block_send(MS, pr(a), q, b"ab", -5),
+        Err(InvalidParam)
+    );
     assert_eq!(
         k.port_block_send(MS, pr(a), PortWaitId(9), b"ab", 1),
         Err(InvalidParam)

@@ -210,7 +210,9 @@ impl Ports {
             .name("apex-ports".into())
             .spawn(move || self.port_thread(rt, prio));
         if let Err(e) = r {
-            eprintln!("partita runtime: no port thread ({e}): blocked port services only end by time-out");
+            eprintln!(
+                "partita runtime: no port thread ({e}): blocked port services only end by time-out"
+            );
         }
     }
 
@@ -352,9 +354,7 @@ pub(crate) fn create_sampling(
         |e| {
             let refresh_ok = refresh == INFINITE_TIME_VALUE && e.refresh_ns.is_none()
                 || refresh >= 0 && e.refresh_ns.is_none_or(|r| r == refresh);
-            if e.max_message_size as usize != max_message_size
-                || e.source != source
-                || !refresh_ok
+            if e.max_message_size as usize != max_message_size || e.source != source || !refresh_ok
             {
                 return Err(ReturnCode::InvalidConfig);
             }

@@ -146,12 +146,20 @@ fn udp_fifo_and_file_pseudo_partitions() {
     assert!(status.success(), "{out}");
     assert!(!out.contains("ERROR"), "{out}");
     let copied = records(&std::fs::read(&file).unwrap());
-    assert_eq!(copied, vec![b"first record".to_vec(), b"second record".to_vec()], "{out}");
+    assert_eq!(
+        copied,
+        vec![b"first record".to_vec(), b"second record".to_vec()],
+        "{out}"
+    );
     assert!(
-        out.contains("pseudo-partition pipe (source of channel 3") && out.contains("2 in, 0 out, 0 dropped, 1 empty or too long"),
+        out.contains("pseudo-partition pipe (source of channel 3")
+            && out.contains("2 in, 0 out, 0 dropped, 1 empty or too long"),
         "the oversized record must be counted:\n{out}"
     );
-    assert!(out.contains("pseudo-partition ground (source of channel 1, udp 127.0.0.1:"), "{out}");
+    assert!(
+        out.contains("pseudo-partition ground (source of channel 1, udp 127.0.0.1:"),
+        "{out}"
+    );
     let ticks: Vec<u64> = records(&std::fs::read(&samples).unwrap())
         .iter()
         .map(|r| {

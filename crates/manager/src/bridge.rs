@@ -83,7 +83,8 @@ impl Bridge {
     pub fn open(channels: &Arc<Channels>) -> Result<Option<Bridge>, ManagerError> {
         let mut links = Vec::new();
         for (i, c) in channels.specs.iter().enumerate() {
-            let ends = std::iter::once((&c.source, true)).chain(c.destinations.iter().map(|d| (d, false)));
+            let ends =
+                std::iter::once((&c.source, true)).chain(c.destinations.iter().map(|d| (d, false)));
             for (end, source) in ends {
                 let EndSpec::Pseudo { name, transport } = end else {
                     continue;
@@ -92,7 +93,8 @@ impl Bridge {
                     (PseudoTransport::Udp { host, port }, true) => {
                         let a = resolve(host, *port)?;
                         let s = UdpSocket::bind(a).map_err(io_err(format!("bind UDP {a}")))?;
-                        s.set_nonblocking(true).map_err(io_err("UDP socket".into()))?;
+                        s.set_nonblocking(true)
+                            .map_err(io_err("UDP socket".into()))?;
                         (Io::UdpIn(s), format!("udp {a}"))
                     }
                     (PseudoTransport::Udp { host, port }, false) => {
@@ -103,17 +105,25 @@ impl Bridge {
                             "0.0.0.0:0".parse().expect("address")
                         };
                         let s = UdpSocket::bind(local).map_err(io_err("bind UDP".into()))?;
-                        s.set_nonblocking(true).map_err(io_err("UDP socket".into()))?;
+                        s.set_nonblocking(true)
+                            .map_err(io_err("UDP socket".into()))?;
                         (Io::UdpOut(s, a), format!("udp {a}"))
                     }
                     (PseudoTransport::File { path }, true) => {
-                        let f = File::open(path).map_err(io_err(format!("open {}", path.display())))?;
-                        (Io::StreamIn(f, Vec::new(), 0), format!("file {}", path.display()))
+                        let f =
+                            File::open(path).map_err(io_err(format!("open {}", path.display())))?;
+                        (
+                            Io::StreamIn(f, Vec::new(), 0),
+                            format!("file {}", path.display()),
+                        )
                     }
                     (PseudoTransport::File { path }, false) => {
                         let f = File::create(path)
                             .map_err(io_err(format!("create {}", path.display())))?;
-                        (Io::StreamOut(f, Vec::new()), format!("file {}", path.display()))
+                        (
+                            Io::StreamOut(f, Vec::new()),
+                            format!("file {}", path.display()),
+                        )
                     }
                     (PseudoTransport::Fifo { path }, source) => {
                         partita_sys::port::mkfifo(path)?;

@@ -59,7 +59,10 @@ impl ChannelSpec {
     pub fn check(&self, partitions: usize) -> Result<(), String> {
         let bad = |e: &EndSpec| matches!(e, EndSpec::Partition { partition, .. } if *partition >= partitions);
         if bad(&self.source) || self.destinations.iter().any(bad) {
-            return Err(format!("channel {} names a partition out of range", self.id));
+            return Err(format!(
+                "channel {} names a partition out of range",
+                self.id
+            ));
         }
         if self.max_message_size == 0 || self.max_message_size > 1 << 24 {
             return Err(format!("channel {} has a bad message size", self.id));
@@ -131,7 +134,10 @@ impl Channels {
                         port::sampling_len(max),
                         owner(&c.source),
                     )?;
-                    if let EndSpec::Partition { partition, port, .. } = &c.source {
+                    if let EndSpec::Partition {
+                        partition, port, ..
+                    } = &c.source
+                    {
                         let n = give(*partition, dup(data.fd())?, &mut fds);
                         entries[*partition].push(entry(port, true, true, c, None, n, None));
                     }
@@ -143,7 +149,8 @@ impl Channels {
                         } = d
                         {
                             let n = give(*partition, port::readonly_fd(data.fd())?, &mut fds);
-                            entries[*partition].push(entry(port, true, false, c, *refresh, n, None));
+                            entries[*partition]
+                                .push(entry(port, true, false, c, *refresh, n, None));
                         }
                     }
                     let s = Sampling::new(data, max)?;
@@ -163,12 +170,18 @@ impl Channels {
                         port::READ_STATE_LEN,
                         owner(dest),
                     )?;
-                    if let EndSpec::Partition { partition, port, .. } = &c.source {
+                    if let EndSpec::Partition {
+                        partition, port, ..
+                    } = &c.source
+                    {
                         let d = give(*partition, dup(data.fd())?, &mut fds);
                         let s = give(*partition, port::readonly_fd(state.fd())?, &mut fds);
                         entries[*partition].push(entry(port, false, true, c, None, d, Some(s)));
                     }
-                    if let EndSpec::Partition { partition, port, .. } = dest {
+                    if let EndSpec::Partition {
+                        partition, port, ..
+                    } = dest
+                    {
                         let d = give(*partition, port::readonly_fd(data.fd())?, &mut fds);
                         let s = give(*partition, dup(state.fd())?, &mut fds);
                         entries[*partition].push(entry(port, false, false, c, None, d, Some(s)));

@@ -121,7 +121,10 @@ pub fn sampling_stride(max_size: usize) -> usize {
 
 /// Size of the data area of a sampling channel.
 pub fn sampling_len(max_size: usize) -> usize {
-    round_up(HEADER + SAMPLING_SLOTS as usize * sampling_stride(max_size), PAGE)
+    round_up(
+        HEADER + SAMPLING_SLOTS as usize * sampling_stride(max_size),
+        PAGE,
+    )
 }
 
 /// Bytes between two queue slots.
@@ -481,8 +484,10 @@ impl Queue {
         let tail = rs.tail.load(Ordering::Relaxed);
         let head = self.header().head.load(Ordering::Acquire);
         let n = self.dist(tail, head).min(self.cap);
-        rs.tail
-            .store((tail % (2 * self.cap) + n) % (2 * self.cap), Ordering::SeqCst);
+        rs.tail.store(
+            (tail % (2 * self.cap) + n) % (2 * self.cap),
+            Ordering::SeqCst,
+        );
         if n > 0 && self.header().tx_waiting.load(Ordering::SeqCst) != 0 {
             crate::futex::wake(&rs.tail, u32::MAX, true);
         }

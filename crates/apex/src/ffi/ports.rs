@@ -268,9 +268,8 @@ pub extern "C" fn SEND_QUEUING_MESSAGE(
     time_out: SystemTimeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = port_message_in(message_addr, length).and_then(|m| {
-        ports::send_queuing_message(QueuingPortId(queuing_port_id), m, time_out)
-    });
+    let r = port_message_in(message_addr, length)
+        .and_then(|m| ports::send_queuing_message(QueuingPortId(queuing_port_id), m, time_out));
     put_rc(return_code, r);
 }
 
@@ -329,12 +328,14 @@ pub extern "C" fn GET_QUEUING_PORT_STATUS(
     return_code: *mut ReturnCodeType,
 ) {
     let r = ports::get_queuing_port_status(QueuingPortId(queuing_port_id));
-    put_out(queuing_port_status, return_code, r, |s| QueuingPortStatusType {
-        nb_message: s.nb_message as MessageRangeType,
-        max_nb_message: s.max_nb_message as MessageRangeType,
-        max_message_size: s.max_message_size as MessageSizeType,
-        port_direction: direction_out(s.direction),
-        waiting_processes: s.waiting_processes as WaitingRangeType,
+    put_out(queuing_port_status, return_code, r, |s| {
+        QueuingPortStatusType {
+            nb_message: s.nb_message as MessageRangeType,
+            max_nb_message: s.max_nb_message as MessageRangeType,
+            max_message_size: s.max_message_size as MessageSizeType,
+            port_direction: direction_out(s.direction),
+            waiting_processes: s.waiting_processes as WaitingRangeType,
+        }
     });
 }
 

@@ -343,7 +343,11 @@ pub fn run_ports(
     }
     let s = read(&svc.0)?;
     let l = read(&lat.0)?;
-    progress(&format!("backend {}: {} figures", report.backend, s.rows.len()));
+    progress(&format!(
+        "backend {}: {} figures",
+        report.backend,
+        s.rows.len()
+    ));
     let rows: Vec<PortRow> = s
         .rows
         .into_iter()
@@ -357,7 +361,10 @@ pub fn run_ports(
         .collect();
     for r in &rows {
         if r.errors > 0 {
-            notes.push(format!("{} ({} B): {} calls failed", r.op, r.size, r.errors));
+            notes.push(format!(
+                "{} ({} B): {} calls failed",
+                r.op, r.size, r.errors
+            ));
         }
     }
     let (e2e, after) = l.latency.unwrap_or_default();

@@ -141,7 +141,8 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         )
         .map_err(e("CREATE_QUEUING_PORT destination"))?;
         let floor = partita_sys::port::RawArea::create(size).map_err(|e| e.to_string())?;
-        let mut rows: Vec<(&str, Vec<i64>, u64, u64)> = OPS.iter().map(|&o| (o, Vec::new(), 0, 0)).collect();
+        let mut rows: Vec<(&str, Vec<i64>, u64, u64)> =
+            OPS.iter().map(|&o| (o, Vec::new(), 0, 0)).collect();
         let time = |row: &mut (&str, Vec<i64>, u64, u64), f: &mut dyn FnMut() -> bool| {
             let t0 = now();
             let ok = f();
@@ -164,11 +165,21 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                 floor.publish(&msg);
                 true
             });
-            time(ff, &mut || std::hint::black_box(floor.fetch(&mut out[..size])) > 0);
-            time(sw, &mut || ports::write_sampling_message(s_out, &msg).is_ok());
-            time(sr, &mut || ports::read_sampling_message(s_in, &mut out).is_ok());
-            time(qs, &mut || ports::send_queuing_message(q_out, &msg, 0).is_ok());
-            time(qr, &mut || ports::receive_queuing_message(q_in, 0, &mut out).is_ok());
+            time(ff, &mut || {
+                std::hint::black_box(floor.fetch(&mut out[..size])) > 0
+            });
+            time(sw, &mut || {
+                ports::write_sampling_message(s_out, &msg).is_ok()
+            });
+            time(sr, &mut || {
+                ports::read_sampling_message(s_in, &mut out).is_ok()
+            });
+            time(qs, &mut || {
+                ports::send_queuing_message(q_out, &msg, 0).is_ok()
+            });
+            time(qr, &mut || {
+                ports::receive_queuing_message(q_in, 0, &mut out).is_ok()
+            });
             if i + 1 == WARMUP {
                 for r in rows.iter_mut() {
                     r.1.clear();

@@ -48,8 +48,9 @@ fn message(seq: u64, len: usize, out: &mut [u8]) {
 }
 
 fn checksum(b: &[u8]) -> u64 {
-    b.iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &c| (h ^ c as u64).wrapping_mul(0x100_0000_01b3))
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &c| {
+        (h ^ c as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// Checks a message built by [`message`]; returns its sequence number.
@@ -93,12 +94,24 @@ fn queue_fifo_full_clear_overflow() {
     assert!(w.push(b"ccc"));
     assert!(!w.push(b"dddd"), "full queue refuses");
     assert_eq!(w.len(), 3);
-    assert_eq!(r.pop(&mut out), Some(Popped { len: 1, overflow: false }));
+    assert_eq!(
+        r.pop(&mut out),
+        Some(Popped {
+            len: 1,
+            overflow: false
+        })
+    );
     assert_eq!(&out[..1], b"a");
     assert!(w.push(b"dddd"));
     w.count_overflow();
-    assert_eq!(r.pop(&mut out).map(|p| (p.len, p.overflow)), Some((2, true)));
-    assert_eq!(r.pop(&mut out).map(|p| (p.len, p.overflow)), Some((3, false)));
+    assert_eq!(
+        r.pop(&mut out).map(|p| (p.len, p.overflow)),
+        Some((2, true))
+    );
+    assert_eq!(
+        r.pop(&mut out).map(|p| (p.len, p.overflow)),
+        Some((3, false))
+    );
     assert_eq!(r.clear(), 1);
     assert!(r.is_empty() && w.is_empty());
     // Indices wrap around (modulo twice the capacity) without loss.
@@ -132,7 +145,9 @@ fn corrupt_peer_indices_stay_in_bounds() {
 fn readonly_descriptor_cannot_be_mapped_writable() {
     let m = create_memfd("test-ro", PAGE, None).unwrap();
     let ro = readonly_fd(m.fd()).unwrap();
-    let e = SharedMapping::map(ro, PAGE, true).err().expect("writable map of O_RDONLY fd");
+    let e = SharedMapping::map(ro, PAGE, true)
+        .err()
+        .expect("writable map of O_RDONLY fd");
     assert_eq!(e.errno(), Some(libc::EACCES));
 }
 
@@ -197,7 +212,7 @@ fn sampling_writer_stopped_at_random_points_never_tears() {
     let mut out = [0u8; MAX];
     let (mut last, mut reads, mut stops) = (0u64, 0u64, 0u64);
     while last < N {
-        if rng.next() % 512 == 0 {
+        if rng.next().is_multiple_of(512) {
             signal(child, libc::SIGSTOP);
             stops += 1;
             // While the writer is stopped (possibly mid-write) reads still succeed.
@@ -246,14 +261,18 @@ fn queue_with_writer_or_reader_stopped_at_random_points_loses_nothing() {
     let mut out = [0u8; MAX];
     let mut expect = 1;
     while expect <= N {
-        if rng.next() % 256 == 0 {
+        if rng.next().is_multiple_of(256) {
             signal(child, libc::SIGSTOP);
             pause_us(rng.next() % 100);
             signal(child, libc::SIGCONT);
         }
         if let Some(p) = r.pop(&mut out) {
             assert!(!p.overflow);
-            assert_eq!(verify(&out[..p.len]), expect, "loss, duplication or reordering");
+            assert_eq!(
+                verify(&out[..p.len]),
+                expect,
+                "loss, duplication or reordering"
+            );
             expect += 1;
         }
     }
@@ -282,7 +301,7 @@ fn queue_with_writer_or_reader_stopped_at_random_points_loses_nothing() {
     let mut buf = [0u8; MAX];
     let mut seq = 1;
     while seq <= N {
-        if rng.next() % 256 == 0 {
+        if rng.next().is_multiple_of(256) {
             signal(child, libc::SIGSTOP);
             // A stopped reader only makes the queue fill up: the writer never blocks.
             for _ in 0..40 {
@@ -300,7 +319,11 @@ fn queue_with_writer_or_reader_stopped_at_random_points_loses_nothing() {
             seq += 1;
         }
     }
-    assert_eq!(wait_exit(child), 0, "the reader saw loss, duplication, reordering or tearing");
+    assert_eq!(
+        wait_exit(child),
+        0,
+        "the reader saw loss, duplication, reordering or tearing"
+    );
 }
 
 #[test]
