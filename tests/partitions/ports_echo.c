@@ -25,7 +25,10 @@ static void echo(void)
     RETURN_CODE_TYPE rc;
     for (;;) {
         RECEIVE_QUEUING_MESSAGE(cmd_in, INFINITE_TIME_VALUE, in, &len, &rc);
-        if (rc != NO_ERROR && rc != INVALID_CONFIG) {
+        if (rc == INVALID_CONFIG) {
+            printf("OVERFLOW indicated\n");
+            fflush(stdout);
+        } else if (rc != NO_ERROR) {
             printf("ERROR receive CMD_IN %d\n", (int)rc);
             continue;
         }

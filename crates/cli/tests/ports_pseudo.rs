@@ -126,6 +126,24 @@ fn udp_fifo_and_file_pseudo_partitions() {
     }
     let want: Vec<String> = (0..20).map(|i| format!("echo:hello {i}")).collect();
     assert_eq!(got, want);
+    // A burst larger than the queue: what does not fit is dropped, counted, and the
+    // partition's next RECEIVE reports the overflow (INVALID_CONFIG with the message).
+    for i in 0..100 {
+        tx.send_to(format!("burst {i}").as_bytes(), ("127.0.0.1", p_in))
+            .unwrap();
+    }
+    rx.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut burst = Vec::new();
+    while let Ok(n) = rx.recv(&mut buf) {
+        burst.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+    }
+    let numbers: Vec<u32> = burst
+        .iter()
+        .map(|m| m.strip_prefix("echo:burst ").unwrap().parse().unwrap())
+        .collect();
+    assert!(!numbers.is_empty() && numbers.len() < 100, "{numbers:?}");
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
     // Records into the pipe: two good ones around an oversized one.
     let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let mut rec = |b: &[u8]| {
