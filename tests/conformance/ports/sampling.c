@@ -1,6 +1,6 @@
 /*
  * ports/sampling - sampling ports over a channel looped back into the same partition
- * (source OUT -> destination IN, refresh 50 ms): creation rules (configuration match,
+ * (source OUT -> destinations IN, refresh 50 ms, and IN2, refresh 1 s): creation rules (configuration match,
  * initialisation only), write/read of the latest message, validity from the refresh period,
  * NO_ACTION on an empty port, the error codes of every sampling service, and the Part 2
  * services (READ_UPDATED_SAMPLING_MESSAGE, GET_SAMPLING_PORT_CURRENT_STATUS,
@@ -9,13 +9,14 @@
  * @module frame=100 windows=0:90 duration=1000
  * @port <Sampling_Port Name="OUT" MaxMessageSize="16" Direction="SOURCE"/>
  * @port <Sampling_Port Name="IN" MaxMessageSize="16" Direction="DESTINATION" RefreshRateSeconds="0.05"/>
+ * @port <Sampling_Port Name="IN2" MaxMessageSize="16" Direction="DESTINATION" RefreshRateSeconds="1"/>
  * @port <Sampling_Port Name="SPARE" MaxMessageSize="16" Direction="DESTINATION" RefreshRateSeconds="0.05"/>
- * @channel <Channel ChannelIdentifier="1"><Source><Standard_Partition PartitionIdentifier="1" PortName="OUT"/></Source><Destination><Standard_Partition PartitionIdentifier="1" PortName="IN"/></Destination></Channel>
+ * @channel <Channel ChannelIdentifier="1"><Source><Standard_Partition PartitionIdentifier="1" PortName="OUT"/></Source><Destination><Standard_Partition PartitionIdentifier="1" PortName="IN"/></Destination><Destination><Standard_Partition PartitionIdentifier="1" PortName="IN2"/></Destination></Channel>
  * @channel <Channel ChannelIdentifier="2"><Source><Pseudo_Partition Name="nowhere" partita:File="/dev/null"/></Source><Destination><Standard_Partition PartitionIdentifier="1" PortName="SPARE"/></Destination></Channel>
  */
 #include "../conformance.h"
 
-static SAMPLING_PORT_ID_TYPE out, in;
+static SAMPLING_PORT_ID_TYPE out, in, in2;
 
 static const char *validity(VALIDITY_TYPE v) { return v == VALID ? "VALID" : "INVALID"; }
 static const char *updated(UPDATED_TYPE u)
@@ -93,6 +94,16 @@ static void worker(void)
     status();
     current();
     read_updated();
+    /* The second destination sees the same message, independently. */
+    {
+        APEX_BYTE m[17];
+        MESSAGE_SIZE_TYPE len = -1;
+        VALIDITY_TYPE v = INVALID;
+        memset(m, 0, sizeof m);
+        READ_SAMPLING_MESSAGE(in2, m, &len, &v, &rc);
+        T("READ_SAMPLING_MESSAGE(IN2) -> %s '%s' len=%d %s", rc_name(rc), (char *)m, (int)len,
+          validity(v));
+    }
     write_msg(out, "third", 5);
     read_updated();
     read_updated();
@@ -160,6 +171,8 @@ int main(void)
     TRC("CREATE_SAMPLING_PORT(OUT again)", rc);
     CREATE_SAMPLING_PORT(N("IN"), 16, DESTINATION, 50 * MS, &in, &rc);
     TRC("CREATE_SAMPLING_PORT(IN)", rc);
+    CREATE_SAMPLING_PORT(N("IN2"), 16, DESTINATION, 1000 * MS, &in2, &rc);
+    TRC("CREATE_SAMPLING_PORT(IN2)", rc);
     start(mkproc("worker", worker, 10));
     go_normal();
     return 1;
