@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <ARINC653.h>
 
 static QUEUING_PORT_ID_TYPE port;
@@ -71,6 +75,34 @@ static void reader(void)
     STOP_SELF();
 }
 
+/* What this partition holds of the channels: open descriptors from 16 up, and whether the
+ * peer-owned area (descriptor 17 for a reader: the writer's data; 18 for a writer: the
+ * reader's state) can be mapped writable. */
+static void access_report(int writer)
+{
+    int open_fds = 0;
+    for (int fd = 16; fd < 64; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            open_fds++;
+    int peer = writer ? 18 : 17, own = writer ? 17 : 18;
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, peer, 0);
+    int peer_err = p == MAP_FAILED ? errno : 0;
+    if (p != MAP_FAILED)
+        munmap(p, 4096);
+    void *q = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, own, 0);
+    int own_ok = q != MAP_FAILED;
+    if (own_ok)
+        munmap(q, 4096);
+    struct stat data, state;
+    fstat(17, &data);
+    fstat(18, &state);
+    printf("OWNERS data=%d:%d/%o state=%d:%d/%o\n", (int)data.st_uid, (int)data.st_gid,
+           (unsigned)(data.st_mode & 0777), (int)state.st_uid, (int)state.st_gid,
+           (unsigned)(state.st_mode & 0777));
+    printf("ACCESS fds=%d peer_writable=%s own_writable=%s\n", open_fds,
+           peer_err == EACCES ? "no" : "YES", own_ok ? "yes" : "no");
+}
+
 int main(int argc, char **argv)
 {
     RETURN_CODE_TYPE rc;
@@ -79,6 +111,7 @@ int main(int argc, char **argv)
     int w = argc > 1 && strcmp(argv[1], "writer") == 0;
     file = argc > 2 ? argv[2] : "";
     GET_PARTITION_STATUS(&st, &rc);
+    access_report(w);
     CREATE_QUEUING_PORT(nm(w ? "OUT" : "IN"), 4, 8, w ? SOURCE : DESTINATION, FIFO, &port, &rc);
     if (rc != NO_ERROR)
         printf("ERROR create %d\n", (int)rc);

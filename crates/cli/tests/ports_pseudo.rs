@@ -250,5 +250,27 @@ fn restart_keeps_channels_and_refuses_stale_port_ids() {
         .find(|l| l.contains("STALE"))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(stale.ends_with("rc=3"), "{stale}");
+    // Each partition holds only its own channel ends (directory, data area, read state), and
+    // cannot map its peer's memory writable.
+    let access: Vec<&str> = out.lines().filter(|l| l.contains("ACCESS")).collect();
+    assert_eq!(access.len(), 3, "{out}");
+    for l in access {
+        assert!(
+            l.ends_with("ACCESS fds=3 peer_writable=no own_writable=yes"),
+            "{l}\n{out}"
+        );
+    }
+    // The data area belongs to the writer (partition 0), the read state to the reader
+    // (partition 1), both mode 0644.
+    let (w, r) = (
+        partita_sys::isolation::partition_uid(0),
+        partita_sys::isolation::partition_uid(1),
+    );
+    let owners = format!("OWNERS data={w}:{w}/644 state={r}:{r}/644");
+    assert_eq!(
+        out.lines().filter(|l| l.ends_with(&owners)).count(),
+        3,
+        "{owners}\n{out}"
+    );
     assert!(out.contains("1 restarts"), "{out}");
 }
