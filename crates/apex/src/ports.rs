@@ -34,6 +34,33 @@ use partita_sys::port_dir::{self, PortEntry};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+/// Serialises the processes of this partition on one channel end (a channel has one writer
+/// and one reader slot). Private to the partition, so nothing a peer could hold. Taking it is
+/// one atomic swap and releasing it a plain store; a process that finds it taken (its holder
+/// was preempted in the middle of a port call) sleeps 50 µs at a time until it is free — the
+/// holder, demoted below the running priority, runs meanwhile.
+#[derive(Default)]
+pub(crate) struct EndLock(AtomicU32);
+
+/// Holds an [`EndLock`].
+pub(crate) struct EndGuard<'a>(&'a EndLock);
+
+impl EndLock {
+    pub fn lock(&self) -> EndGuard<'_> {
+        while self.0.swap(1, Ordering::Acquire) != 0 {
+            let until = partita_sys::time::monotonic_ns() + 50_000;
+            partita_sys::futex::wait(&self.0, 1, Some(until), false);
+        }
+        EndGuard(self)
+    }
+}
+
+impl Drop for EndGuard<'_> {
+    fn drop(&mut self) {
+        self.0 .0.store(0, Ordering::Release);
+    }
+}
+
 /// A created sampling port.
 pub(crate) struct SamplingPort {
     pub entry: PortEntry,
@@ -45,7 +72,7 @@ pub(crate) struct SamplingPort {
     pub last_valid: AtomicBool,
     /// Serialises the writers of this partition (the channel has one writer slot). Private
     /// to the partition: nothing a peer could hold.
-    pub lock: Mutex<()>,
+    pub lock: EndLock,
 }
 
 /// A created queuing port.
@@ -60,7 +87,7 @@ pub(crate) struct QueuingPort {
     pub scratch: Mutex<Vec<u8>>,
     /// Serialises this partition's processes (and the port thread) on the queue's single
     /// producer or consumer end. Private to the partition: nothing a peer could hold.
-    pub lock: Mutex<()>,
+    pub lock: EndLock,
 }
 
 pub(crate) enum Port {
@@ -290,19 +317,19 @@ impl QueuingPort {
 
     /// Appends a message (source port); `false` when the queue is full.
     pub fn push(&self, msg: &[u8]) -> bool {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self.lock.lock();
         self.mem.push(msg)
     }
 
     /// Removes the oldest message (destination port).
     pub fn pop(&self, out: &mut [u8]) -> Option<partita_sys::port::Popped> {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self.lock.lock();
         self.mem.pop(out)
     }
 
     /// Discards every message (destination port).
     pub fn clear(&self) -> usize {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self.lock.lock();
         self.mem.clear()
     }
 
@@ -370,7 +397,7 @@ pub(crate) fn create_sampling(
                 mem,
                 last_read: AtomicU64::new(0),
                 last_valid: AtomicBool::new(false),
-                lock: Mutex::new(()),
+                lock: EndLock::default(),
             }))
         },
     )
@@ -423,7 +450,7 @@ pub(crate) fn create_queuing(
                 waiters,
                 waiting: AtomicU32::new(0),
                 scratch: Mutex::new(vec![0; max]),
-                lock: Mutex::new(()),
+                lock: EndLock::default(),
             }))
         },
     )?;

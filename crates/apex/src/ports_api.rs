@@ -182,7 +182,7 @@ pub fn write_sampling_message(id: SamplingPortId, msg: &[u8]) -> Result<(), Retu
         return Err(ReturnCode::InvalidMode);
     }
     let now = now()?;
-    let _g = p.lock.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = p.lock.lock();
     p.mem.write(msg, now);
     Ok(())
 }

@@ -10,7 +10,9 @@
 //! mode, it sends one time-stamped message 150 µs before the end of each of its windows to
 //! partition `L`, whose window starts when `P`'s ends (same core); `L` records the time from
 //! the send to its receive, and from its window start to its receive. Figures are per call, less
-//! the median cost of an empty timing pair (two GET_TIME). See `docs/benchmarks.md`.
+//! the median cost of an empty timing pair (two GET_TIME); a second figure per operation
+//! times batches of 16 calls together, below the clock's resolution, and the targets use it.
+//! See `docs/benchmarks.md`.
 
 mod partition;
 
@@ -37,11 +39,17 @@ const SIZES: &[usize] = &[16, 64, 1024, 4096];
 const OPS: &[&str] = &[
     "floor publish",
     "floor fetch",
+    "slots write (no service)",
+    "slots read (no service)",
     "WRITE_SAMPLING_MESSAGE",
     "READ_SAMPLING_MESSAGE",
     "SEND_QUEUING_MESSAGE",
     "RECEIVE_QUEUING_MESSAGE",
+    "time stamp (GET_TIME)",
 ];
+/// Calls per timed batch (the batched figure is the median over batches of the mean per
+/// call; the queue depth must hold a batch of sends).
+const BATCH: usize = 16;
 /// Depth of the loop-back queues.
 const QUEUE_DEPTH: usize = 64;
 const MAJOR_FRAME_NS: u64 = 10_000_000;
@@ -71,6 +79,7 @@ struct WireRow {
     op: String,
     size: usize,
     figures: Figures,
+    batched_ns: f64,
     dropped: u64,
     errors: u64,
 }
@@ -93,6 +102,9 @@ pub struct PortRow {
     pub size: usize,
     /// ns per call, less the timing pair.
     pub figures: Figures,
+    /// ns per call from batches of 16 calls timed together (median over the batches of the
+    /// mean per call, less the timing pair): below the clock's resolution; the targets use it.
+    pub batched_ns: f64,
     /// Calls dropped because they touched a window edge.
     pub dropped: u64,
     /// Calls that failed.
@@ -355,6 +367,7 @@ pub fn run_ports(
             op: r.op,
             size: r.size,
             figures: r.figures,
+            batched_ns: r.batched_ns,
             dropped: r.dropped,
             errors: r.errors,
         })
@@ -389,16 +402,17 @@ pub fn run_ports(
     })
 }
 
+/// The batched cost per call (the per-call median moves in steps of the clock's resolution).
 fn median(rows: &[PortRow], op: &str, size: usize) -> f64 {
     rows.iter()
         .find(|r| r.op == op && r.size == size)
-        .map_or(f64::NAN, |r| r.figures.median as f64)
+        .map_or(f64::NAN, |r| r.batched_ns)
 }
 
 fn checks(rows: &[PortRow]) -> Vec<PortsCheck> {
     let mut v = Vec::new();
     let mut check = |target: String, value: f64, reference: f64, limit: f64| {
-        // A floor under 1 ns is below the timer's resolution: compare with 1 ns.
+        // Compare with at least 1 ns.
         let r = reference.max(1.0);
         v.push(PortsCheck {
             target,
@@ -457,13 +471,19 @@ pub fn render_ports(r: &PortsReport) -> String {
         r.timing_pair.median
     );
     s += &format!(
-        "{:<26} {:>6} {:>8} {:>8} {:>8} {:>8}\n",
-        "operation", "bytes", "min", "median", "p99", "dropped"
+        "{:<26} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
+        "operation (ns per call)", "bytes", "min", "median", "p99", "dropped", "batched"
     );
     for row in &r.rows {
         s += &format!(
-            "{:<26} {:>6} {:>8} {:>8} {:>8} {:>8}\n",
-            row.op, row.size, row.figures.min, row.figures.median, row.figures.p99, row.dropped
+            "{:<26} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9.1}\n",
+            row.op,
+            row.size,
+            row.figures.min,
+            row.figures.median,
+            row.figures.p99,
+            row.dropped,
+            row.batched_ns
         );
     }
     let f = |x: &Figures| {
@@ -548,10 +568,8 @@ mod tests {
         PortRow {
             op: op.into(),
             size,
-            figures: Figures {
-                median,
-                ..Figures::default()
-            },
+            figures: Figures::default(),
+            batched_ns: median as f64,
             dropped: 0,
             errors: 0,
         }
