@@ -94,7 +94,8 @@ enum Cmd {
     },
     /// List the configuration validation rules.
     Rules,
-    /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`.
+    /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
+    /// `partita bench ports`.
     Bench {
         #[command(subcommand)]
         what: BenchCmd,
