@@ -268,3 +268,147 @@ pub(crate) fn attach(
     }
     Ok(Some(ch))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+
+    fn end(partition: usize, port: &str) -> EndSpec {
+        EndSpec::Partition {
+            partition,
+            port: port.into(),
+            refresh: None,
+        }
+    }
+
+    fn specs() -> Vec<ChannelSpec> {
+        vec![
+            ChannelSpec {
+                id: 1,
+                kind: PortKind::Queuing,
+                max_message_size: 32,
+                capacity: 4,
+                source: end(0, "QO"),
+                destinations: vec![end(1, "QI")],
+            },
+            ChannelSpec {
+                id: 2,
+                kind: PortKind::Sampling,
+                max_message_size: 16,
+                capacity: 0,
+                source: end(0, "SO"),
+                destinations: vec![
+                    EndSpec::Partition {
+                        partition: 1,
+                        port: "SI".into(),
+                        refresh: Some(5_000_000),
+                    },
+                    EndSpec::Pseudo {
+                        name: "rec".into(),
+                        transport: PseudoTransport::File {
+                            path: "/dev/null".into(),
+                        },
+                    },
+                ],
+            },
+        ]
+    }
+
+    /// Access mode of an open descriptor (from /proc/self/fdinfo).
+    fn access_mode(fd: &OwnedFd) -> u32 {
+        let info =
+            std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd())).unwrap();
+        let flags = info
+            .lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .unwrap()
+            .trim();
+        u32::from_str_radix(flags, 8).unwrap() & 3
+    }
+
+    fn owner(fd: &OwnedFd) -> (u32, u32, u32) {
+        let m = std::fs::File::from(fd.try_clone().unwrap())
+            .metadata()
+            .unwrap();
+        (m.uid(), m.gid(), m.mode() & 0o777)
+    }
+
+    #[test]
+    fn each_partition_gets_only_its_ends_with_the_right_access() {
+        let ch = Channels::create(&specs(), 3).unwrap();
+        let dir = |p: usize| {
+            let (d, _) = &ch.per_partition[p];
+            assert_eq!(access_mode(d), 0, "the directory is read-only");
+            let text = std::fs::read_to_string(format!("/proc/self/fd/{}", d.as_raw_fd())).unwrap();
+            port_dir::decode(text.trim_end_matches('\0')).unwrap()
+        };
+        let fds = |p: usize| -> Vec<(u32, (u32, u32, u32), i32)> {
+            ch.per_partition[p]
+                .1
+                .iter()
+                .map(|(f, n)| (access_mode(f), owner(f), *n))
+                .collect()
+        };
+        let (w, r) = (
+            (partition_uid(0), partition_gid(0)),
+            (partition_uid(1), partition_gid(1)),
+        );
+        // Writer: queue data read-write (its own), queue read state read-only (the reader's),
+        // sampling data read-write.
+        let d0 = dir(0);
+        assert_eq!(d0.len(), 2);
+        assert_eq!(
+            (d0[0].name.as_str(), d0[0].source, d0[0].sampling),
+            ("QO", true, false)
+        );
+        assert_eq!(
+            (d0[0].data_fd, d0[0].state_fd, d0[0].capacity),
+            (17, Some(18), 4)
+        );
+        assert_eq!(
+            (d0[1].name.as_str(), d0[1].data_fd, d0[1].state_fd),
+            ("SO", 19, None)
+        );
+        assert_eq!(
+            fds(0),
+            vec![
+                (2, (w.0, w.1, 0o644), 17),
+                (0, (r.0, r.1, 0o644), 18),
+                (2, (w.0, w.1, 0o644), 19),
+            ]
+        );
+        // Reader: queue data read-only, read state read-write, sampling data read-only.
+        let d1 = dir(1);
+        assert_eq!(d1.len(), 2);
+        assert_eq!((d1[0].name.as_str(), d1[0].source), ("QI", false));
+        assert_eq!(
+            (d1[1].name.as_str(), d1[1].refresh_ns),
+            ("SI", Some(5_000_000))
+        );
+        assert_eq!(
+            fds(1),
+            vec![
+                (0, (w.0, w.1, 0o644), 17),
+                (2, (r.0, r.1, 0o644), 18),
+                (0, (w.0, w.1, 0o644), 19),
+            ]
+        );
+        // A partition without ports gets an empty directory and no descriptor.
+        assert!(dir(2).is_empty());
+        assert!(ch.per_partition[2].1.is_empty());
+        assert_eq!(ch.live.len(), 2);
+    }
+
+    #[test]
+    fn channel_checks() {
+        let mut s = specs();
+        assert!(s.iter().all(|c| c.check(2).is_ok()));
+        assert!(s[0].check(1).is_err(), "partition out of range");
+        s[0].destinations.push(end(1, "X"));
+        assert!(s[0].check(2).is_err(), "two queuing destinations");
+        s[1].max_message_size = 0;
+        assert!(s[1].check(2).is_err(), "empty messages");
+    }
+}
