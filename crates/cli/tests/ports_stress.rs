@@ -36,23 +36,9 @@ fn module(dir: &Path, exe: &Path, n: u64) -> std::path::PathBuf {
     x += &part(1, "writer", "SOURCE");
     x += &part(2, "reader", "DESTINATION");
     x += "  <Module_Schedule MajorFrameSeconds=\"0.01\">\n";
-    // Two cores: overlapping windows (both run at once, 7 ms of every 10); one core: adjacent
-    // windows of 4 ms.
-    let two = std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
-    let windows = if two {
-        [
-            (1, "writer", "0", "0.007", 0),
-            (2, "reader", "0.002", "0.007", 1),
-        ]
-    } else {
-        [
-            (1, "writer", "0", "0.004", 0),
-            (2, "reader", "0.005", "0.004", 0),
-        ]
-    };
-    for (i, role, start, dur, core) in windows {
+    for (i, role, start, core) in [(1, "writer", "0", 0), (2, "reader", "0.002", 1)] {
         x += &format!(
-            "    <Partition_Schedule PartitionIdentifier=\"{i}\" PartitionName=\"{role}\" PeriodSeconds=\"0.01\" PeriodDurationSeconds=\"{dur}\">\n      <Window_Schedule WindowIdentifier=\"{i}\" WindowStartSeconds=\"{start}\" WindowDurationSeconds=\"{dur}\" PartitionPeriodStart=\"true\" partita:Core=\"{core}\"/>\n    </Partition_Schedule>\n"
+            "    <Partition_Schedule PartitionIdentifier=\"{i}\" PartitionName=\"{role}\" PeriodSeconds=\"0.01\" PeriodDurationSeconds=\"0.007\">\n      <Window_Schedule WindowIdentifier=\"{i}\" WindowStartSeconds=\"{start}\" WindowDurationSeconds=\"0.007\" PartitionPeriodStart=\"true\" partita:Core=\"{core}\"/>\n    </Partition_Schedule>\n"
         );
     }
     x += "  </Module_Schedule>\n  <Connection_Table>\n";
