@@ -1061,6 +1061,144 @@ extern void GET_MODULE_SCHEDULE_ID(
     /*out*/ SCHEDULE_ID_TYPE *SCHEDULE_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
+/* ======================================================================== */
+/* Inter-partition communication services: sampling and queuing ports        */
+/* (ports stream; types above, in the sampling/queuing port sections)        */
+/* ======================================================================== */
+
+/*
+ * Ports exist only as configured in the module's Connection_Table: CREATE_*
+ * succeeds only during initialisation (else INVALID_MODE) and only for a
+ * configured port whose name, size, direction, refresh period / number of
+ * messages match the configuration (else INVALID_CONFIG); a second creation is
+ * NO_ACTION. A port identifier from before a partition restart is refused
+ * (INVALID_PARAM). Messages longer than MAX_MESSAGE_SIZE: INVALID_CONFIG;
+ * LENGTH <= 0: INVALID_PARAM; an operation against the port's direction:
+ * INVALID_MODE. Receiving areas (MESSAGE_ADDR of reads and receives) must hold
+ * the port's MAX_MESSAGE_SIZE bytes. See docs/ports.md.
+ */
+
+/* CREATE_SAMPLING_PORT: REFRESH_PERIOD must equal the configured
+ * RefreshRateSeconds when one is configured (any value >= 0 otherwise). */
+extern void CREATE_SAMPLING_PORT(
+    /*in */ SAMPLING_PORT_NAME_TYPE SAMPLING_PORT_NAME,
+    /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
+    /*in */ PORT_DIRECTION_TYPE PORT_DIRECTION,
+    /*in */ SYSTEM_TIME_TYPE REFRESH_PERIOD,
+    /*out*/ SAMPLING_PORT_ID_TYPE *SAMPLING_PORT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* WRITE_SAMPLING_MESSAGE: replaces the channel's message (source port). */
+extern void WRITE_SAMPLING_MESSAGE(
+    /*in */ SAMPLING_PORT_ID_TYPE SAMPLING_PORT_ID,
+    /*in */ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*in */ MESSAGE_SIZE_TYPE LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* READ_SAMPLING_MESSAGE: copies the latest message; VALIDITY says whether
+ * its age is within the refresh period (NO_ERROR either way). Empty port:
+ * NO_ACTION, LENGTH 0. */
+extern void READ_SAMPLING_MESSAGE(
+    /*in */ SAMPLING_PORT_ID_TYPE SAMPLING_PORT_ID,
+    /*out*/ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*out*/ MESSAGE_SIZE_TYPE *LENGTH,
+    /*out*/ VALIDITY_TYPE *VALIDITY,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* GET_SAMPLING_PORT_ID: INVALID_CONFIG when no such port was created. */
+extern void GET_SAMPLING_PORT_ID(
+    /*in */ SAMPLING_PORT_NAME_TYPE SAMPLING_PORT_NAME,
+    /*out*/ SAMPLING_PORT_ID_TYPE *SAMPLING_PORT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* GET_SAMPLING_PORT_STATUS: LAST_MSG_VALIDITY of the last message read. */
+extern void GET_SAMPLING_PORT_STATUS(
+    /*in */ SAMPLING_PORT_ID_TYPE SAMPLING_PORT_ID,
+    /*out*/ SAMPLING_PORT_STATUS_TYPE *SAMPLING_PORT_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* READ_UPDATED_SAMPLING_MESSAGE (Part 2): copies the current message only if
+ * this port has not read it yet (UPDATED = NEW_MESSAGE); otherwise NO_ACTION,
+ * LENGTH 0, UPDATED = EMPTY_PORT or CONSUMED_MESSAGE. */
+extern void READ_UPDATED_SAMPLING_MESSAGE(
+    /*in */ SAMPLING_PORT_ID_TYPE SAMPLING_PORT_ID,
+    /*out*/ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*out*/ MESSAGE_SIZE_TYPE *LENGTH,
+    /*out*/ UPDATED_TYPE *UPDATED,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* GET_SAMPLING_PORT_CURRENT_STATUS (Part 2): time stamp, age and update state
+ * of the channel's current message. */
+extern void GET_SAMPLING_PORT_CURRENT_STATUS(
+    /*in */ SAMPLING_PORT_ID_TYPE SAMPLING_PORT_ID,
+    /*out*/ SAMPLING_PORT_CURRENT_STATUS_TYPE *SAMPLING_PORT_CURRENT_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* READ_SAMPLING_MESSAGE_CONDITIONAL (Part 2): copies the current message only
+ * if it was written at or after REF_TIME_STAMP (else NOT_AVAILABLE, LENGTH 0);
+ * TIME_STAMP receives its write time. Empty port: NO_ACTION. */
+extern void READ_SAMPLING_MESSAGE_CONDITIONAL(
+    /*in */ SAMPLING_PORT_ID_TYPE SAMPLING_PORT_ID,
+    /*in */ SYSTEM_TIME_TYPE REF_TIME_STAMP,
+    /*out*/ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*out*/ MESSAGE_SIZE_TYPE *LENGTH,
+    /*out*/ SYSTEM_TIME_TYPE *TIME_STAMP,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* CREATE_QUEUING_PORT: waiters served per QUEUING_DISCIPLINE (an unknown
+ * discipline or direction is INVALID_CONFIG). */
+extern void CREATE_QUEUING_PORT(
+    /*in */ QUEUING_PORT_NAME_TYPE QUEUING_PORT_NAME,
+    /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
+    /*in */ MESSAGE_RANGE_TYPE MAX_NB_MESSAGE,
+    /*in */ PORT_DIRECTION_TYPE PORT_DIRECTION,
+    /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
+    /*out*/ QUEUING_PORT_ID_TYPE *QUEUING_PORT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* SEND_QUEUING_MESSAGE: queues the message; on a full queue waits up to
+ * TIME_OUT (0: NOT_AVAILABLE; expiry: TIMED_OUT; a process that may not wait:
+ * INVALID_MODE). */
+extern void SEND_QUEUING_MESSAGE(
+    /*in */ QUEUING_PORT_ID_TYPE QUEUING_PORT_ID,
+    /*in */ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*in */ MESSAGE_SIZE_TYPE LENGTH,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* RECEIVE_QUEUING_MESSAGE: oldest message; on an empty queue waits up to
+ * TIME_OUT (0: NOT_AVAILABLE; expiry: TIMED_OUT; LENGTH 0). If messages were
+ * discarded before it (overflow at a pseudo-partition bridge) the message is
+ * returned with INVALID_CONFIG. */
+extern void RECEIVE_QUEUING_MESSAGE(
+    /*in */ QUEUING_PORT_ID_TYPE QUEUING_PORT_ID,
+    /*in */ SYSTEM_TIME_TYPE TIME_OUT,
+    /*out*/ MESSAGE_ADDR_TYPE MESSAGE_ADDR,
+    /*out*/ MESSAGE_SIZE_TYPE *LENGTH,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* GET_QUEUING_PORT_ID: INVALID_CONFIG when no such port was created. */
+extern void GET_QUEUING_PORT_ID(
+    /*in */ QUEUING_PORT_NAME_TYPE QUEUING_PORT_NAME,
+    /*out*/ QUEUING_PORT_ID_TYPE *QUEUING_PORT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* GET_QUEUING_PORT_STATUS: NB_MESSAGE in the channel; WAITING_PROCESSES of
+ * this partition. */
+extern void GET_QUEUING_PORT_STATUS(
+    /*in */ QUEUING_PORT_ID_TYPE QUEUING_PORT_ID,
+    /*out*/ QUEUING_PORT_STATUS_TYPE *QUEUING_PORT_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* CLEAR_QUEUING_PORT: discards the queued messages (destination port). */
+extern void CLEAR_QUEUING_PORT(
+    /*in */ QUEUING_PORT_ID_TYPE QUEUING_PORT_ID,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ======================================================================== */
+/* End of the port services section                                          */
+/* ======================================================================== */
+
 #ifdef __cplusplus
 }
 #endif

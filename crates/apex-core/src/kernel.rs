@@ -5,6 +5,7 @@ use crate::blackboard::Blackboard;
 use crate::buffer::Buffer;
 use crate::event::Event;
 use crate::mutex::Mutex;
+use crate::ports::PortWaiters;
 use crate::process::{Process, Wait};
 use crate::queue::ObjRef;
 use crate::semaphore::Semaphore;
@@ -47,6 +48,8 @@ pub struct Kernel {
     pub(crate) buffers: Vec<Buffer>,
     pub(crate) blackboards: Vec<Blackboard>,
     pub(crate) mutexes: Vec<Mutex>,
+    /// Waiting queues of inter-partition ports.
+    pub(crate) ports: Vec<PortWaiters>,
     /// Whether CREATE_ERROR_HANDLER succeeded: the handler is then the last
     /// entry of `procs` (regular processes are inserted before it).
     pub(crate) has_handler: bool,
@@ -92,6 +95,7 @@ impl Kernel {
             buffers: Vec::with_capacity(cfg.max_buffers),
             blackboards: Vec::with_capacity(cfg.max_blackboards),
             mutexes: Vec::with_capacity(cfg.max_mutexes),
+            ports: Vec::new(),
             has_handler: false,
             handler_concurrency: ErrorHandlerConcurrency::default(),
             errors: VecDeque::new(),
@@ -349,6 +353,7 @@ impl Kernel {
             ObjRef::BufferSend(b) | ObjRef::BufferRecv(b) => self.buffers[b].queue.remove(i),
             ObjRef::Blackboard(b) => self.blackboards[b].queue.remove(i),
             ObjRef::Mutex(m) => self.mutexes[m].queue.remove(i),
+            ObjRef::Port(q) => self.ports[q].queue.remove(i),
         };
     }
 

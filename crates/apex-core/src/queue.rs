@@ -13,6 +13,7 @@ pub(crate) enum ObjRef {
     BufferRecv(usize),
     Blackboard(usize),
     Mutex(usize),
+    Port(usize),
 }
 
 /// Processes (by index) in arrival order. With the PRIORITY discipline the
@@ -71,6 +72,11 @@ impl WaitQueue {
                 best.map(|(p, _)| p)
             }
         }
+    }
+
+    /// The process to serve next, without removing it.
+    pub fn peek(&self, procs: &[Process]) -> Option<usize> {
+        self.head_pos(procs).map(|p| self.entries[p] as usize)
     }
 
     /// Removes and returns the process to serve next.

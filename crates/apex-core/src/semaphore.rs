@@ -99,6 +99,7 @@ impl Kernel {
             ObjRef::BufferSend(b) | ObjRef::BufferRecv(b) => self.buffers[b].queue.push(i),
             ObjRef::Blackboard(b) => self.blackboards[b].queue.push(i),
             ObjRef::Mutex(m) => self.mutexes[m].queue.push(i),
+            ObjRef::Port(q) => self.ports[q].queue.push(i),
         }
         self.block(i, Wait::Object(obj), expiry);
         Ok(CallOutcome::Blocked)

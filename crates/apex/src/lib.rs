@@ -7,6 +7,8 @@
 
 pub mod api;
 pub mod ffi;
+mod ports;
+pub mod ports_api;
 pub mod runtime;
 pub mod schedules;
 pub mod system;

@@ -1011,6 +1011,15 @@ impl Runtime {
         }
     }
 
+    /// Runs `f` with the kernel locked, then dispatches (ports stream: the port thread
+    /// completes waiting senders and receivers when a peer partition moved data).
+    pub(crate) fn with_kernel(&'static self, f: impl FnOnce(&mut Kernel, SystemTime)) {
+        let mut k = self.lock();
+        let now = self.now();
+        f(&mut k, now);
+        self.dispatch(&mut k);
+    }
+
     /// Sends a record on the report channel (or prints it when standalone).
     pub fn send_record(&self, kind: u8, time: SystemTime, process: i32, msg: &[u8]) {
         let mut rec = Vec::with_capacity(17 + msg.len());

@@ -16,6 +16,7 @@ mod apex;
 mod bare;
 mod log;
 mod partition;
+mod ports;
 mod render;
 mod stats;
 mod switch;
@@ -27,6 +28,10 @@ pub use apex::{
 };
 pub use bare::Mechanism;
 pub use partition::{partition_main, spinner_main};
+pub use ports::{
+    cli_ports, ports_partition_main, render_ports, run_ports, PortRow, PortsCheck, PortsOptions,
+    PortsReport,
+};
 pub use render::render;
 pub use stats::Figures;
 pub use switch::{run_switch, Check, Machine, PlanInfo, Section, SwitchOptions, SwitchReport};

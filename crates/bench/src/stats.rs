@@ -1,10 +1,10 @@
 //! Exact order statistics of signed nanosecond samples.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// min / median / p99 / p99.9 / max / mean of a set of samples, in ns (nearest-rank
 /// quantiles, like the manager's histograms).
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct Figures {
     /// Number of samples.
     pub count: u64,

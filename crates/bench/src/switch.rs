@@ -399,6 +399,7 @@ fn run_partita(
         partitions: vec![spec(0), spec(1)],
         hm: Default::default(),
         schedules: Default::default(),
+        channels: Vec::new(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {

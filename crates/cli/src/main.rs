@@ -118,7 +118,8 @@ enum Cmd {
     Schedule(ScheduleArgs),
     /// List the configuration validation rules.
     Rules,
-    /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`.
+    /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
+    /// `partita bench ports`.
     Bench {
         #[command(subcommand)]
         what: BenchCmd,
@@ -200,6 +201,16 @@ enum BenchCmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Sampling and queuing port costs at 16..4096 bytes against a bare shared-memory copy,
+    /// and the end-to-end latency between two partitions (root; `--quick` a few seconds).
+    Ports {
+        /// Short run: 10,000 calls per operation instead of 100,000.
+        #[arg(long)]
+        quick: bool,
+        /// Write the JSON figures here (default: bench-results/ports-<timestamp>.json).
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -233,6 +244,7 @@ fn main() -> ExitCode {
         "__bench-partition" => Some(partita_bench::partition_main as fn(&[String]) -> i32),
         "__bench-spinner" => Some(partita_bench::spinner_main),
         "__bench-apex-partition" => Some(partita_bench::apex_partition_main),
+        "__bench-ports-partition" => Some(partita_bench::ports_partition_main),
         _ => None,
     }) {
         let args: Vec<String> = std::env::args_os()
@@ -334,6 +346,9 @@ fn main() -> ExitCode {
             seed: a.seed,
             out: a.out,
         }),
+        Cmd::Bench {
+            what: BenchCmd::Ports { quick, json },
+        } => partita_bench::cli_ports(&partita_bench::PortsOptions { quick }, json),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(

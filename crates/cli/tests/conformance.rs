@@ -17,6 +17,10 @@
 //! partition (`tests/conformance/filler.c`) with those windows, so the scenario's partition is
 //! frozen outside its own windows.
 //!
+//! Ports scenarios add XML to the module: each `@port <element>` line puts `<element>` (a
+//! `Sampling_Port` or `Queuing_Port`) into the scenario's partition, each `@channel <element>`
+//! line puts a `Channel` into the `Connection_Table`.
+//!
 //! `CONFORMANCE_ONLY=<substring>` runs only the matching scenarios; `CONFORMANCE_BLESS=1`
 //! overwrites the `.expected` files with the actual traces (a development aid: review every
 //! line against the standard before keeping it).
@@ -107,6 +111,10 @@ struct ModuleSpec {
     windows: Vec<(u64, u64)>,
     filler: Vec<(u64, u64)>,
     duration: u64,
+    /// `@port` elements of the scenario's partition.
+    ports: Vec<String>,
+    /// `@channel` elements.
+    channels: Vec<String>,
 }
 
 fn parse_windows(v: &str) -> Vec<(u64, u64)> {
@@ -125,7 +133,17 @@ fn module_spec(src: &str) -> ModuleSpec {
         windows: vec![(0, 90)],
         filler: vec![],
         duration: 1000,
+        ports: vec![],
+        channels: vec![],
     };
+    for line in src.lines() {
+        if let Some(x) = line.split_once("@port ").map(|(_, x)| x.trim()) {
+            m.ports.push(x.to_string());
+        }
+        if let Some(x) = line.split_once("@channel ").map(|(_, x)| x.trim()) {
+            m.channels.push(x.to_string());
+        }
+    }
     if let Some(line) = src.lines().find(|l| l.contains("@module")) {
         let rest = &line[line.find("@module").unwrap() + 7..];
         for kv in rest.split_whitespace() {
@@ -156,8 +174,13 @@ fn write_conf_module(dir: &Path, spec: &ModuleSpec, exe: &Path, filler: &Path) -
         "<?xml version=\"1.0\"?>\n<ARINC_653_Module xmlns:partita=\"urn:partita:1\" ModuleName=\"conformance\">\n",
     );
     for (i, (name, exe, _)) in parts.iter().enumerate() {
+        let ports: String = if i == 0 {
+            spec.ports.iter().map(|p| format!("    {p}\n")).collect()
+        } else {
+            String::new()
+        };
         x += &format!(
-            "  <Partition PartitionIdentifier=\"{}\" PartitionName=\"{name}\" Criticality=\"LEVEL_C\" SystemPartition=\"false\" EntryPoint=\"main\">\n    <partita:Executable path=\"{}\"/>\n  </Partition>\n",
+            "  <Partition PartitionIdentifier=\"{}\" PartitionName=\"{name}\" Criticality=\"LEVEL_C\" SystemPartition=\"false\" EntryPoint=\"main\">\n    <partita:Executable path=\"{}\"/>\n{ports}  </Partition>\n",
             i + 1,
             exe.display()
         );
@@ -186,7 +209,15 @@ fn write_conf_module(dir: &Path, spec: &ModuleSpec, exe: &Path, filler: &Path) -
         }
         x += "    </Partition_Schedule>\n";
     }
-    x += "  </Module_Schedule>\n</ARINC_653_Module>\n";
+    x += "  </Module_Schedule>\n";
+    if !spec.channels.is_empty() {
+        x += "  <Connection_Table>\n";
+        for c in &spec.channels {
+            x += &format!("    {c}\n");
+        }
+        x += "  </Connection_Table>\n";
+    }
+    x += "</ARINC_653_Module>\n";
     let path = dir.join("module.xml");
     std::fs::write(&path, x).unwrap();
     path

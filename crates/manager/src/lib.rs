@@ -13,12 +13,14 @@
 //! - one *output* thread collects the partitions' stdout, stderr and report channel.
 
 mod backend;
+mod bridge;
 pub mod hm;
 mod host;
 mod msched;
 mod output;
 mod partition;
 mod plan;
+mod ports;
 mod report;
 mod scheduler;
 pub mod stats;
@@ -31,6 +33,7 @@ pub use msched::{ScheduleSwitch, WindowStart};
 pub use plan::{
     ChangeAction, ModulePlan, ModuleSchedules, PartitionSpec, ScheduleSpec, ScheduleTiming,
 };
+pub use ports::{ChannelSpec, EndSpec};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 

@@ -78,6 +78,8 @@ pub(crate) struct Partition {
     pub usage: Option<CpuUsage>,
     pub state: Mutex<Dyn>,
     pub output: Mutex<OutputCounters>,
+    /// The run's channels (ports stream): this partition's port descriptors come from there.
+    pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
 }
 
 /// The pipes of one incarnation, handed to the output thread.
@@ -178,6 +180,7 @@ impl Partition {
                 hm_restart: None,
             }),
             output: Mutex::new(OutputCounters::default()),
+            channels: std::sync::OnceLock::new(),
         })
     }
 
@@ -291,6 +294,11 @@ impl Partition {
         for (k, v) in env {
             add_env(k, v);
         }
+        // Ports stream: the port directory and only this partition's channel ends.
+        let port_fds = self.channels.get().map(|c| c.fds_of(self.index));
+        if let Some((_, (k, v))) = &port_fds {
+            add_env(k, v);
+        }
         let mut spec = SpawnSpec {
             path,
             argv,
@@ -306,6 +314,10 @@ impl Partition {
             cpus: self.cpus.clone(),
             rtprio_limit: Some(crate::PARTITION_RUN_PRIORITY as u64 + 1),
         };
+        if let Some((fds, _)) = &port_fds {
+            spec.fds
+                .extend(fds.iter().map(|(f, n)| (f.as_raw_fd(), *n)));
+        }
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,
             Err(e) if *namespaces != Namespaces::default() => {

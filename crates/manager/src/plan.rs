@@ -47,6 +47,8 @@ pub struct ModulePlan {
     pub hm: partita_config::model::HmTables,
     /// Multiple module schedules (ARINC 653 Part 2); empty: `frame` is the only schedule.
     pub schedules: ModuleSchedules,
+    /// Channels of the connection table (ports stream).
+    pub channels: Vec<crate::ports::ChannelSpec>,
 }
 
 /// What a partition does when the module switches to a schedule (`ScheduleChangeAction`).
@@ -108,6 +110,9 @@ impl ModulePlan {
         let errs = self.frame.structural_errors();
         if let Some(e) = errs.first() {
             return Err(e.to_string());
+        }
+        for c in &self.channels {
+            c.check(self.partitions.len())?;
         }
         for w in &self.frame.windows {
             if w.partition >= self.partitions.len() {
@@ -253,8 +258,43 @@ impl ModulePlan {
                 list,
                 initial: c.initial_schedule,
             },
+            channels: channels_of(c),
         };
         plan.check()?;
         Ok(plan)
     }
+}
+
+/// The channels of a compiled plan, with each partition end's port attributes.
+fn channels_of(c: &partita_config::CompiledPlan) -> Vec<crate::ports::ChannelSpec> {
+    use crate::ports::{ChannelSpec, EndSpec};
+    use partita_config::model::Endpoint;
+    let end = |e: &Endpoint| match e {
+        Endpoint::Partition { partition, port } => EndSpec::Partition {
+            partition: *partition,
+            port: port.clone(),
+            refresh: c
+                .partitions
+                .get(*partition)
+                .and_then(|p| p.ports.iter().find(|q| &q.name == port))
+                .and_then(|q| q.refresh_period),
+        },
+        Endpoint::Pseudo {
+            name, transport, ..
+        } => EndSpec::Pseudo {
+            name: name.clone(),
+            transport: transport.clone(),
+        },
+    };
+    c.channels
+        .iter()
+        .map(|ch| ChannelSpec {
+            id: ch.id,
+            kind: ch.kind,
+            max_message_size: ch.max_message_size,
+            capacity: ch.max_nb_messages.unwrap_or(0),
+            source: end(&ch.source),
+            destinations: ch.destinations.iter().map(end).collect(),
+        })
+        .collect()
 }

@@ -67,11 +67,16 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     );
     let mut parts: Vec<Arc<Partition>> = Vec::new();
     let mut sentinel: Option<(Cgroup, Freezer)> = None;
+    // Ports stream: channel memory for the whole run, and the pseudo-partition bridge.
+    let mut bridge = None;
     let setup = (|| -> Result<(), ManagerError> {
         for i in 0..plan.partitions.len() {
             parts.push(Arc::new(Partition::prepare(
                 plan, i, &host, backend, &run_dir,
             )?));
+        }
+        if let Some(ch) = crate::ports::attach(plan, &parts)? {
+            bridge = crate::bridge::Bridge::open(&ch)?;
         }
         if backend == Backend::FreezerV1 {
             // Keep one cgroup frozen for the whole run: the kernel then leaves its freezer
@@ -193,6 +198,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
     let mut power_fail_at = opts.power_fail_at.map(|d| epoch + d.as_nanos() as u64);
     let mut module_resets = 0u32;
+    let bridge = match bridge.map(|b| b.start(epoch)).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            notes.push(format!("pseudo-partitions not bridged: {e}"));
+            None
+        }
+    };
     let shared = Arc::new(Shared {
         parts: parts.clone(),
         stop: AtomicU32::new(0),
@@ -345,6 +357,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         if interrupted { " (interrupted)" } else { "" }
     ));
     output.finish();
+    if let Some(b) = bridge {
+        notes.extend(b.stop());
+    }
     let leftovers = cleanup_dirs(&parts, &sentinel);
     if let Some(g) = guard {
         g.finish();

@@ -35,3 +35,60 @@ pub fn wake(word: &AtomicU32, n: u32, shared: bool) -> usize {
     let r = unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op, n.min(i32::MAX as u32)) };
     r.max(0) as usize
 }
+
+/// `struct futex_waitv` of the kernel (Linux ≥ 5.16).
+#[repr(C)]
+struct FutexWaitv {
+    val: u64,
+    uaddr: u64,
+    flags: u32,
+    reserved: u32,
+}
+
+/// Most words [`wait_any`] accepts (the kernel's limit).
+pub const WAIT_ANY_MAX: usize = 128;
+
+/// Waits until one of `words` (word, expected value, shared between processes) is woken or
+/// differs from its expected value, or until the absolute `CLOCK_MONOTONIC` instant
+/// `deadline_ns`. Spurious returns are possible: callers re-check. More than
+/// [`WAIT_ANY_MAX`] words: only the first ones are watched. Returns the system call's error
+/// (e.g. `ENOSYS` before Linux 5.16) other than time-out, value mismatch and interruption.
+pub fn wait_any(words: &[(&AtomicU32, u32, bool)], deadline_ns: Option<u64>) -> crate::Result<()> {
+    const FUTEX2_SIZE_U32: u32 = 0x02;
+    const FUTEX2_PRIVATE: u32 = 128;
+    let v: Vec<FutexWaitv> = words
+        .iter()
+        .take(WAIT_ANY_MAX)
+        .map(|(w, val, shared)| FutexWaitv {
+            val: u64::from(*val),
+            uaddr: w.as_ptr() as u64,
+            flags: FUTEX2_SIZE_U32 | if *shared { 0 } else { FUTEX2_PRIVATE },
+            reserved: 0,
+        })
+        .collect();
+    let ts = deadline_ns.map(crate::time::timespec);
+    let ts_ptr = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `v` holds `v.len()` initialised futex_waitv entries whose addresses are live
+    // 4-byte aligned u32 words for the duration of the call (borrowed from `words`); `ts_ptr`
+    // is null or an absolute CLOCK_MONOTONIC timespec that outlives the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_futex_waitv,
+            v.as_ptr(),
+            v.len() as libc::c_uint,
+            0u32,
+            ts_ptr,
+            libc::CLOCK_MONOTONIC,
+        )
+    };
+    if r < 0 {
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ETIMEDOUT) | Some(libc::EAGAIN) | Some(libc::EINTR) => {}
+            _ => return Err(crate::SysError::io("futex_waitv", e)),
+        }
+    }
+    Ok(())
+}

@@ -13,6 +13,8 @@ pub mod fault;
 pub mod futex;
 pub mod guard;
 pub mod isolation;
+pub mod port;
+pub mod port_dir;
 pub mod proc;
 pub mod sched;
 pub mod shm;

@@ -343,6 +343,7 @@ fn run_partition(
         }],
         hm: Default::default(),
         schedules: Default::default(),
+        channels: Vec::new(),
     };
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {

@@ -1,0 +1,600 @@
+//! `partita bench ports`: cost of the port services against a bare shared-memory copy plus an
+//! atomic publish, and the end-to-end latency between two partitions with adjacent windows.
+//!
+//! The bench runs a two-partition module whose partitions are the `partita` binary itself
+//! (`partita __bench-ports-partition`, [`ports_partition_main`]). Partition `P` has a sampling
+//! and a queuing channel looped back to itself per message size (16, 64, 1024, 4096 bytes);
+//! its main process times, per size and per call, a bare copy into a memfd plus a release
+//! store (the *floor*, `partita_sys::port::RawArea`) and its reverse, WRITE/READ_SAMPLING_MESSAGE
+//! and SEND/RECEIVE_QUEUING_MESSAGE (never blocking: one send, one receive). Then, in NORMAL
+//! mode, it sends one time-stamped message 150 µs before the end of each of its windows to
+//! partition `L`, whose window starts when `P`'s ends (same core); `L` records the time from
+//! the send to its receive, and from its window start to its receive. Figures are per call, less
+//! the median cost of an empty timing pair (two GET_TIME); a second figure per operation
+//! times batches of 16 calls together, below the clock's resolution, and the targets use it.
+//! See `docs/benchmarks.md`.
+
+mod partition;
+
+pub use partition::ports_partition_main;
+
+use crate::stats::Figures;
+use crate::switch::{git, machine, Machine};
+use crate::BenchError;
+use partita_apex::api;
+use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
+use partita_config::model::PortKind;
+use partita_manager::{ChannelSpec, EndSpec, ModulePlan, PartitionSpec, RunOptions};
+use partita_schedule::{FramePlan, Window};
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Message sizes measured.
+const SIZES: &[usize] = &[16, 64, 1024, 4096];
+/// Operations per size, in the order they are timed.
+const OPS: &[&str] = &[
+    "floor publish",
+    "floor fetch",
+    "slots write (no service)",
+    "slots read (no service)",
+    "WRITE_SAMPLING_MESSAGE",
+    "READ_SAMPLING_MESSAGE",
+    "SEND_QUEUING_MESSAGE",
+    "RECEIVE_QUEUING_MESSAGE",
+    "time stamp (GET_TIME)",
+];
+/// Calls per timed batch (the batched figure is the median over batches of the mean per
+/// call; the queue depth must hold a batch of sends).
+const BATCH: usize = 16;
+/// Depth of the loop-back queues.
+const QUEUE_DEPTH: usize = 64;
+const MAJOR_FRAME_NS: u64 = 10_000_000;
+/// `P`'s window is `[0, WINDOW)`, `L`'s `[WINDOW, 2·WINDOW)`, on the same core.
+const WINDOW_NS: u64 = 4_000_000;
+const EDGE_GUARD_NS: u64 = 20_000;
+const CALLS_FULL: usize = 100_000;
+const CALLS_QUICK: usize = 10_000;
+const LATENCY_FULL: usize = 1_000;
+const LATENCY_QUICK: usize = 100;
+const WARMUP: usize = 1_000;
+const RUN_LIMIT: Duration = Duration::from_secs(120);
+/// 16-byte sampling write/read: median at most this factor over the floor.
+const FACTOR_16: f64 = 3.0;
+/// Cost linear in size: slope (64 → 4096 bytes) at most this factor over the floor's.
+const SLOPE_FACTOR: f64 = 1.5;
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct PortsOptions {
+    /// 10,000 calls per operation and 100 latency samples instead of 100,000 and 1,000.
+    pub quick: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct WireRow {
+    op: String,
+    size: usize,
+    figures: Figures,
+    batched_ns: f64,
+    dropped: u64,
+    errors: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct WireResult {
+    error: Option<String>,
+    pair: Option<Figures>,
+    rows: Vec<WireRow>,
+    /// (send → receive, window start → receive).
+    latency: Option<(Figures, Figures)>,
+}
+
+/// Figures of one operation at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct PortRow {
+    /// The operation (`floor publish`, `WRITE_SAMPLING_MESSAGE`, ...).
+    pub op: String,
+    /// Message size in bytes.
+    pub size: usize,
+    /// ns per call, less the timing pair.
+    pub figures: Figures,
+    /// ns per call from batches of 16 calls timed together (median over the batches of the
+    /// mean per call, less the timing pair): below the clock's resolution; the targets use it.
+    pub batched_ns: f64,
+    /// Calls dropped because they touched a window edge.
+    pub dropped: u64,
+    /// Calls that failed.
+    pub errors: u64,
+}
+
+/// One target check.
+#[derive(Debug, Clone, Serialize)]
+pub struct PortsCheck {
+    /// The target.
+    pub target: String,
+    /// Our value (ns, or ns per byte for slopes).
+    pub value: f64,
+    /// The floor's.
+    pub reference: f64,
+    /// value / reference.
+    pub ratio: f64,
+    /// The allowed ratio.
+    pub limit: f64,
+    /// Met.
+    pub pass: bool,
+}
+
+/// The report (also written as JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct PortsReport {
+    /// `partita-bench-ports/1`.
+    pub format: &'static str,
+    /// Start, seconds since 1970.
+    pub started_unix: u64,
+    /// Duration of the run.
+    pub elapsed_s: f64,
+    /// The host.
+    pub machine: Machine,
+    /// `git rev-parse HEAD`.
+    pub git_revision: String,
+    /// Uncommitted changes.
+    pub git_dirty: Option<bool>,
+    /// `--quick`.
+    pub quick: bool,
+    /// The core both partitions run on.
+    pub core: u32,
+    /// The backend used.
+    pub backend: String,
+    /// Calls per operation and size.
+    pub calls: usize,
+    /// Cost of an empty timing pair (subtracted from every figure).
+    pub timing_pair: Figures,
+    /// Per operation and size.
+    pub rows: Vec<PortRow>,
+    /// End-to-end latency: from SEND in `P` to the return of RECEIVE in `L`.
+    pub latency_send_to_receive: Figures,
+    /// From the start of `L`'s window to the return of its RECEIVE.
+    pub latency_window_start_to_receive: Figures,
+    /// Targets.
+    pub checks: Vec<PortsCheck>,
+    /// Anything worth knowing.
+    pub notes: Vec<String>,
+}
+
+/// Removes a path on drop.
+struct Remove(PathBuf);
+
+impl Drop for Remove {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(self.0.with_extension("tmp"));
+    }
+}
+
+fn loopback(id: u32, kind: PortKind, size: usize, name: &str) -> ChannelSpec {
+    let end = |dir: &str| EndSpec::Partition {
+        partition: 0,
+        port: format!("{name}{size}_{dir}"),
+        refresh: None,
+    };
+    ChannelSpec {
+        id,
+        kind,
+        max_message_size: size as u32,
+        capacity: if kind == PortKind::Queuing {
+            QUEUE_DEPTH as u32
+        } else {
+            0
+        },
+        source: end("OUT"),
+        destinations: vec![end("IN")],
+    }
+}
+
+fn plan(core: u32, exe: &Path, svc: &Path, lat: &Path, n: usize, samples: usize) -> ModulePlan {
+    let spec = |name: &str, id: i32, role: &str, result: &Path| PartitionSpec {
+        name: name.into(),
+        id,
+        executable: exe.to_path_buf(),
+        args: vec![
+            OsString::from("__bench-ports-partition"),
+            role.into(),
+            result.as_os_str().to_owned(),
+            n.to_string().into(),
+            MAJOR_FRAME_NS.to_string().into(),
+            WINDOW_NS.to_string().into(),
+            EDGE_GUARD_NS.to_string().into(),
+            samples.to_string().into(),
+        ],
+        cpus: vec![core],
+        memory_limit: None,
+        max_processes: 0,
+        stack_bytes: 0,
+        period: MAJOR_FRAME_NS,
+        duration: WINDOW_NS,
+        system: false,
+        edf: false,
+    };
+    let mut channels = Vec::new();
+    for (i, &s) in SIZES.iter().enumerate() {
+        channels.push(loopback(10 + i as u32, PortKind::Sampling, s, "S"));
+        channels.push(loopback(20 + i as u32, PortKind::Queuing, s, "Q"));
+    }
+    channels.push(ChannelSpec {
+        id: 30,
+        kind: PortKind::Queuing,
+        max_message_size: 16,
+        capacity: 8,
+        source: EndSpec::Partition {
+            partition: 0,
+            port: "LAT_OUT".into(),
+            refresh: None,
+        },
+        destinations: vec![EndSpec::Partition {
+            partition: 1,
+            port: "LAT_IN".into(),
+            refresh: None,
+        }],
+    });
+    let win = |id, partition, offset| Window {
+        id,
+        partition,
+        core,
+        offset,
+        duration: WINDOW_NS,
+        period_start: true,
+    };
+    ModulePlan {
+        name: "bench-ports".into(),
+        frame: FramePlan {
+            major_frame: MAJOR_FRAME_NS,
+            windows: vec![win(1, 0, 0), win(2, 1, WINDOW_NS)],
+        },
+        partitions: vec![spec("P", 1, "svc", svc), spec("L", 2, "lat", lat)],
+        channels,
+        hm: Default::default(),
+        schedules: Default::default(),
+    }
+}
+
+fn read(path: &Path) -> Result<WireResult, BenchError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        BenchError::Unavailable(format!("a bench partition wrote no results ({e})"))
+    })?;
+    let r: WireResult = serde_json::from_str(&text).map_err(|e| BenchError::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    if let Some(e) = &r.error {
+        return Err(BenchError::Unavailable(format!(
+            "a bench partition failed: {e}"
+        )));
+    }
+    Ok(r)
+}
+
+/// Runs the benchmark. `progress` receives a line per step.
+pub fn run_ports(
+    opts: &PortsOptions,
+    stop: Arc<AtomicBool>,
+    mut progress: impl FnMut(&str),
+) -> Result<PortsReport, BenchError> {
+    if !partita_sys::proc::is_root() {
+        return Err(BenchError::Unavailable(
+            "the benchmark needs root (cgroups, SCHED_FIFO)".into(),
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let started_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let core = if partita_sys::sched::online_cpus() > 1 {
+        1
+    } else {
+        0
+    };
+    let (n, samples) = if opts.quick {
+        (CALLS_QUICK, LATENCY_QUICK)
+    } else {
+        (CALLS_FULL, LATENCY_FULL)
+    };
+    progress(&format!(
+        "{n} calls per operation and size, {samples} latency samples, core {core}"
+    ));
+    let tag = format!(
+        "{}-{}",
+        partita_sys::sched::getpid(),
+        partita_sys::time::monotonic_ns()
+    );
+    let svc = Remove(PathBuf::from(format!(
+        "/dev/shm/partita-bench-ports-{tag}-svc.json"
+    )));
+    let lat = Remove(PathBuf::from(format!(
+        "/dev/shm/partita-bench-ports-{tag}-lat.json"
+    )));
+    let exe = std::env::current_exe()
+        .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+    let plan = plan(core, &exe, &svc.0, &lat.0, n, samples);
+    let run_stop = Arc::new(AtomicBool::new(false));
+    let opts_run = RunOptions {
+        duration: Some(RUN_LIMIT),
+        echo: false,
+        stop: Some(run_stop.clone()),
+        ..RunOptions::default()
+    };
+    let done = AtomicBool::new(false);
+    let report = std::thread::scope(|sc| {
+        sc.spawn(|| {
+            while !done.load(Ordering::Acquire) {
+                if stop.load(Ordering::Relaxed) || (svc.0.exists() && lat.0.exists()) {
+                    run_stop.store(true, Ordering::Release);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let r = partita_manager::run(&plan, &opts_run);
+        done.store(true, Ordering::Release);
+        r
+    })?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(BenchError::Interrupted);
+    }
+    let mut notes: Vec<String> = report
+        .notes
+        .iter()
+        .filter(|n| !n.contains("throttling is on"))
+        .cloned()
+        .collect();
+    for p in &report.partitions {
+        if let Some(e) = &p.exec_error {
+            notes.push(format!("partition {} could not start: {e}", p.name));
+        }
+    }
+    let s = read(&svc.0)?;
+    let l = read(&lat.0)?;
+    progress(&format!(
+        "backend {}: {} figures",
+        report.backend,
+        s.rows.len()
+    ));
+    let rows: Vec<PortRow> = s
+        .rows
+        .into_iter()
+        .map(|r| PortRow {
+            op: r.op,
+            size: r.size,
+            figures: r.figures,
+            batched_ns: r.batched_ns,
+            dropped: r.dropped,
+            errors: r.errors,
+        })
+        .collect();
+    for r in &rows {
+        if r.errors > 0 {
+            notes.push(format!(
+                "{} ({} B): {} calls failed",
+                r.op, r.size, r.errors
+            ));
+        }
+    }
+    let (e2e, after) = l.latency.unwrap_or_default();
+    let checks = checks(&rows);
+    Ok(PortsReport {
+        format: "partita-bench-ports/1",
+        started_unix,
+        elapsed_s: t0.elapsed().as_secs_f64(),
+        machine: machine(),
+        git_revision: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into()),
+        git_dirty: git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()),
+        quick: opts.quick,
+        core,
+        backend: report.backend.to_string(),
+        calls: n,
+        timing_pair: s.pair.unwrap_or_default(),
+        rows,
+        latency_send_to_receive: e2e,
+        latency_window_start_to_receive: after,
+        checks,
+        notes,
+    })
+}
+
+/// The batched cost per call (the per-call median moves in steps of the clock's resolution).
+fn median(rows: &[PortRow], op: &str, size: usize) -> f64 {
+    rows.iter()
+        .find(|r| r.op == op && r.size == size)
+        .map_or(f64::NAN, |r| r.batched_ns)
+}
+
+fn checks(rows: &[PortRow]) -> Vec<PortsCheck> {
+    let mut v = Vec::new();
+    let mut check = |target: String, value: f64, reference: f64, limit: f64| {
+        // Compare with at least 1 ns.
+        let r = reference.max(1.0);
+        v.push(PortsCheck {
+            target,
+            value,
+            reference,
+            ratio: value / r,
+            limit,
+            pass: value / r <= limit,
+        });
+    };
+    for (op, floor) in [
+        ("WRITE_SAMPLING_MESSAGE", "floor publish"),
+        ("READ_SAMPLING_MESSAGE", "floor fetch"),
+    ] {
+        check(
+            format!("{op} 16 B median within {FACTOR_16}x of {floor}"),
+            median(rows, op, 16),
+            median(rows, floor, 16),
+            FACTOR_16,
+        );
+    }
+    let (a, b) = (SIZES[1], SIZES[SIZES.len() - 1]);
+    let slope = |op: &str| (median(rows, op, b) - median(rows, op, a)) / (b - a) as f64;
+    for (op, floor) in [
+        ("WRITE_SAMPLING_MESSAGE", "floor publish"),
+        ("READ_SAMPLING_MESSAGE", "floor fetch"),
+        ("SEND_QUEUING_MESSAGE", "floor publish"),
+        ("RECEIVE_QUEUING_MESSAGE", "floor fetch"),
+    ] {
+        let (s, f) = (slope(op), slope(floor));
+        // Slopes are ns per byte; compare against at least 0.01 ns/B (timer noise).
+        let fr = f.max(0.01);
+        v.push(PortsCheck {
+            target: format!("{op} slope {a}..{b} B within {SLOPE_FACTOR}x of {floor}'s"),
+            value: s,
+            reference: f,
+            ratio: s / fr,
+            limit: SLOPE_FACTOR,
+            pass: s / fr <= SLOPE_FACTOR,
+        });
+    }
+    v
+}
+
+/// The text report.
+pub fn render_ports(r: &PortsReport) -> String {
+    let mut s = format!(
+        "partita bench ports ({}): {} calls per operation and size, core {}, backend {}\n",
+        if r.quick { "quick" } else { "full" },
+        r.calls,
+        r.core,
+        r.backend
+    );
+    s += &format!(
+        "timing pair (subtracted): median {} ns\n\n",
+        r.timing_pair.median
+    );
+    s += &format!(
+        "{:<26} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
+        "operation (ns per call)", "bytes", "min", "median", "p99", "dropped", "batched"
+    );
+    for row in &r.rows {
+        s += &format!(
+            "{:<26} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9.1}\n",
+            row.op,
+            row.size,
+            row.figures.min,
+            row.figures.median,
+            row.figures.p99,
+            row.dropped,
+            row.batched_ns
+        );
+    }
+    let f = |x: &Figures| {
+        format!(
+            "min {:.1} / median {:.1} / p99 {:.1} us (n={})",
+            x.min as f64 / 1e3,
+            x.median as f64 / 1e3,
+            x.p99 as f64 / 1e3,
+            x.count
+        )
+    };
+    s += &format!(
+        "\nend-to-end latency P -> L (adjacent windows, sent 150 us before P's window end):\n  send -> receive          {}\n  L window start -> receive {}\n\n",
+        f(&r.latency_send_to_receive),
+        f(&r.latency_window_start_to_receive)
+    );
+    for c in &r.checks {
+        s += &format!(
+            "{} {}: {:.2} vs {:.2} (x{:.2}, limit x{})\n",
+            if c.pass { "PASS" } else { "MISS" },
+            c.target,
+            c.value,
+            c.reference,
+            c.ratio,
+            c.limit
+        );
+    }
+    for n in &r.notes {
+        s += &format!("note: {n}\n");
+    }
+    s += &format!("({:.1} s)\n", r.elapsed_s);
+    s
+}
+
+/// `bench-results/ports-<UTC timestamp>.json`.
+pub fn default_ports_json_path() -> PathBuf {
+    let p = crate::default_json_path();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().replacen("switch-", "ports-", 1))
+        .unwrap_or_else(|| "ports.json".into());
+    p.with_file_name(name)
+}
+
+/// `partita bench ports`: runs, prints, writes the JSON. Exit code 0, 3 (JSON not written) or
+/// 4 (could not run); a missed target is not a failure.
+pub fn cli_ports(opts: &PortsOptions, json: Option<PathBuf>) -> u8 {
+    let r = crate::with_stop_signals(|stop| run_ports(opts, stop, |l| eprintln!("bench: {l}")));
+    let report = match r {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita bench ports: {e}");
+            return 4;
+        }
+    };
+    print!("{}", render_ports(&report));
+    let path = json.unwrap_or_else(default_ports_json_path);
+    let io = |e| BenchError::Io {
+        path: path.clone(),
+        source: e,
+    };
+    let w = (|| {
+        if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(d).map_err(io)?;
+        }
+        let text = serde_json::to_string_pretty(&report).map_err(|e| io(e.into()))?;
+        std::fs::write(&path, text + "\n").map_err(io)
+    })();
+    if let Err(e) = w {
+        eprintln!("partita bench ports: {e}");
+        return 3;
+    }
+    println!("figures written to {}", path.display());
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(op: &str, size: usize, median: i64) -> PortRow {
+        PortRow {
+            op: op.into(),
+            size,
+            figures: Figures::default(),
+            batched_ns: median as f64,
+            dropped: 0,
+            errors: 0,
+        }
+    }
+
+    #[test]
+    fn checks_compare_with_the_floor() {
+        let mut rows = Vec::new();
+        for &s in SIZES {
+            let s64 = s as i64;
+            rows.push(row("floor publish", s, 10 + s64 / 10));
+            rows.push(row("floor fetch", s, 10 + s64 / 10));
+            rows.push(row("WRITE_SAMPLING_MESSAGE", s, 25 + s64 / 10));
+            rows.push(row("READ_SAMPLING_MESSAGE", s, 40 + s64 / 10));
+            rows.push(row("SEND_QUEUING_MESSAGE", s, 30 + s64 / 5));
+            rows.push(row("RECEIVE_QUEUING_MESSAGE", s, 30 + s64 / 10));
+        }
+        let c = checks(&rows);
+        let pass: Vec<bool> = c.iter().map(|c| c.pass).collect();
+        // write 26.6/11.6 < 3; read 41.6/11.6 > 3; slopes equal except send (2x).
+        assert_eq!(pass, vec![true, false, true, true, false, true], "{c:#?}");
+        assert!(default_ports_json_path()
+            .to_string_lossy()
+            .contains("ports-"));
+    }
+}

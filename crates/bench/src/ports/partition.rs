@@ -1,0 +1,317 @@
+//! The partition side of `partita bench ports`: partition `P` times the port services in its
+//! initialisation (main process, non-blocking calls, loop-back channels) and then sends one
+//! time-stamped message near the end of each of its windows; partition `L`, whose window
+//! follows at once, receives them and measures the end-to-end latency.
+
+use super::*;
+use partita_apex::ports_api::{self as ports, PortDirection};
+
+fn now() -> i64 {
+    api::get_time().unwrap_or(0)
+}
+
+/// Keeps samples whose two ends lie in the same window of the partition, away from its edges.
+struct Guard {
+    frame: i64,
+    lo: i64,
+    hi: i64,
+}
+
+impl Guard {
+    fn ok(&self, t0: i64, t1: i64) -> bool {
+        t0 >= 0
+            && t0 / self.frame == t1 / self.frame
+            && t0 % self.frame >= self.lo
+            && t1 % self.frame <= self.hi
+    }
+}
+
+fn write(path: &Path, r: &WireResult) {
+    let tmp = path.with_extension("tmp");
+    if let Ok(text) = serde_json::to_string(r) {
+        if std::fs::write(&tmp, text).is_ok() {
+            let _ = std::fs::rename(&tmp, path);
+        }
+    }
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> Result<T, String> {
+    args.get(i)
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| format!("argument {i} ({what}) missing or invalid"))
+}
+
+/// `partita __bench-ports-partition <svc|lat> <result> <calls> <frame> <window> <guard>
+/// <latency samples>`.
+pub fn ports_partition_main(args: &[String]) -> i32 {
+    let Some(path) = args.get(1).map(PathBuf::from) else {
+        eprintln!("__bench-ports-partition: no result path");
+        return 2;
+    };
+    let r = match args.first().map(String::as_str) {
+        Some("svc") => services(args),
+        Some("lat") => latency(args),
+        _ => Err("unknown role".into()),
+    };
+    match r {
+        Ok(never) => match never {},
+        Err(e) => {
+            write(
+                &path,
+                &WireResult {
+                    error: Some(e.clone()),
+                    ..WireResult::default()
+                },
+            );
+            eprintln!("__bench-ports-partition: {e}");
+            1
+        }
+    }
+}
+
+fn process(name: &str, period: i64, body: impl Fn() + Send + Sync + 'static) -> Result<(), String> {
+    let attrs = api::Attributes {
+        name: api::name(name),
+        entry: 0,
+        stack_size: 256 * 1024,
+        base_priority: 10,
+        period,
+        time_capacity: api::INFINITE_TIME_VALUE,
+        deadline: api::DeadlineType::Soft,
+    };
+    let pid = api::create_process(&attrs, body).map_err(|e| format!("CREATE_PROCESS: {e:?}"))?;
+    api::start(pid).map_err(|e| format!("START: {e:?}"))
+}
+
+fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
+    let path = PathBuf::from(&args[1]);
+    let n: usize = arg(args, 2, "calls")?;
+    let frame: i64 = arg(args, 3, "frame")?;
+    let window: i64 = arg(args, 4, "window")?;
+    let guard: i64 = arg(args, 5, "guard")?;
+    let g = Guard {
+        frame,
+        lo: guard,
+        hi: window - guard,
+    };
+    let e = |what: &'static str| move |e: ReturnCode| format!("{what}: {e:?}");
+    let mut res = WireResult::default();
+    // The timing pair.
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t0 = now();
+        let t1 = now();
+        if g.ok(t0, t1) {
+            v.push(t1 - t0);
+        }
+    }
+    let pair = Figures::of(&mut v);
+    res.pair = Some(pair);
+    let mut out = vec![0u8; SIZES[SIZES.len() - 1]];
+    for &size in SIZES {
+        let msg: Vec<u8> = (0..size).map(|i| i as u8).collect();
+        let s_out = ports::create_sampling_port(
+            &api::name(&format!("S{size}_OUT")),
+            size,
+            PortDirection::Source,
+            0,
+        )
+        .map_err(e("CREATE_SAMPLING_PORT source"))?;
+        let s_in = ports::create_sampling_port(
+            &api::name(&format!("S{size}_IN")),
+            size,
+            PortDirection::Destination,
+            0,
+        )
+        .map_err(e("CREATE_SAMPLING_PORT destination"))?;
+        let q_out = ports::create_queuing_port(
+            &api::name(&format!("Q{size}_OUT")),
+            size,
+            QUEUE_DEPTH,
+            PortDirection::Source,
+            QueuingDiscipline::Fifo,
+        )
+        .map_err(e("CREATE_QUEUING_PORT source"))?;
+        let q_in = ports::create_queuing_port(
+            &api::name(&format!("Q{size}_IN")),
+            size,
+            QUEUE_DEPTH,
+            PortDirection::Destination,
+            QueuingDiscipline::Fifo,
+        )
+        .map_err(e("CREATE_QUEUING_PORT destination"))?;
+        let floor = partita_sys::port::RawArea::create(size).map_err(|e| e.to_string())?;
+        // The sampling slot protocol alone, on a private memfd: what the services add is the
+        // identifier check, the time stamp and the partition-private lock.
+        let slots = partita_sys::port::create_memfd(
+            "partita-bench-slots",
+            partita_sys::port::sampling_len(size),
+            None,
+        )
+        .and_then(|m| partita_sys::port::Sampling::new(m, size))
+        .map_err(|e| e.to_string())?;
+        slots.init();
+        let mut rows: Vec<(&str, Vec<i64>, u64, u64)> =
+            OPS.iter().map(|&o| (o, Vec::new(), 0, 0)).collect();
+        let time = |row: &mut (&str, Vec<i64>, u64, u64), f: &mut dyn FnMut() -> bool| {
+            let t0 = now();
+            let ok = f();
+            let t1 = now();
+            if !ok {
+                row.3 += 1;
+            }
+            if g.ok(t0, t1) {
+                row.1.push(t1 - t0 - pair.median);
+            } else {
+                row.2 += 1;
+            }
+        };
+        let total = n + WARMUP;
+        for i in 0..total {
+            let [fp, ff, rw, rr, sw, sr, qs, qr, ts] = &mut rows[..] else {
+                unreachable!()
+            };
+            time(fp, &mut || {
+                floor.publish(&msg);
+                true
+            });
+            time(ff, &mut || {
+                std::hint::black_box(floor.fetch(&mut out[..size])) > 0
+            });
+            time(rw, &mut || slots.write(&msg, 1) > 0);
+            time(rr, &mut || slots.read(&mut out).is_some());
+            time(sw, &mut || {
+                ports::write_sampling_message(s_out, &msg).is_ok()
+            });
+            time(sr, &mut || {
+                ports::read_sampling_message(s_in, &mut out).is_ok()
+            });
+            time(qs, &mut || {
+                ports::send_queuing_message(q_out, &msg, 0).is_ok()
+            });
+            time(qr, &mut || {
+                ports::receive_queuing_message(q_in, 0, &mut out).is_ok()
+            });
+            time(ts, &mut || std::hint::black_box(api::get_time()).is_ok());
+            if i + 1 == WARMUP {
+                for r in rows.iter_mut() {
+                    r.1.clear();
+                    r.2 = 0;
+                    r.3 = 0;
+                }
+            }
+        }
+        // Batches of BATCH calls of the same operation, timed together: the mean per call is
+        // not limited by the clock's resolution.
+        let mut batched: Vec<Vec<i64>> = OPS.iter().map(|_| Vec::new()).collect();
+        for _ in 0..(n / BATCH).max(100) {
+            for (k, b) in batched.iter_mut().enumerate() {
+                let t0 = now();
+                for _ in 0..BATCH {
+                    match k {
+                        0 => floor.publish(&msg),
+                        1 => {
+                            std::hint::black_box(floor.fetch(&mut out[..size]));
+                        }
+                        2 => {
+                            slots.write(&msg, 1);
+                        }
+                        3 => {
+                            std::hint::black_box(slots.read(&mut out));
+                        }
+                        4 => {
+                            let _ = ports::write_sampling_message(s_out, &msg);
+                        }
+                        5 => {
+                            let _ = ports::read_sampling_message(s_in, &mut out);
+                        }
+                        6 => {
+                            let _ = ports::send_queuing_message(q_out, &msg, 0);
+                        }
+                        7 => {
+                            let _ = ports::receive_queuing_message(q_in, 0, &mut out);
+                        }
+                        _ => {
+                            let _ = std::hint::black_box(api::get_time());
+                        }
+                    }
+                }
+                let t1 = now();
+                if g.ok(t0, t1) {
+                    // Per call, in tenths of a ns.
+                    b.push((t1 - t0 - pair.median) * 10 / BATCH as i64);
+                }
+            }
+        }
+        for ((op, mut v, dropped, errors), mut b) in rows.into_iter().zip(batched) {
+            res.rows.push(WireRow {
+                op: op.to_string(),
+                size,
+                figures: Figures::of(&mut v),
+                batched_ns: Figures::of(&mut b).median as f64 / 10.0,
+                dropped,
+                errors,
+            });
+        }
+    }
+    let lat_out = ports::create_queuing_port(
+        &api::name("LAT_OUT"),
+        16,
+        8,
+        PortDirection::Source,
+        QueuingDiscipline::Fifo,
+    )
+    .map_err(e("CREATE_QUEUING_PORT LAT_OUT"))?;
+    write(&path, &res);
+    // Latency: one message 150 us before the end of each window.
+    let lead: i64 = 150_000;
+    process("sender", frame, move || loop {
+        let _ = api::periodic_wait();
+        let start = now() / frame * frame;
+        while now() < start + window - lead {
+            std::hint::spin_loop();
+        }
+        let t = now();
+        let _ = ports::send_queuing_message(lat_out, &t.to_le_bytes()[..], 0);
+    })?;
+    api::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
+    Err("SET_PARTITION_MODE(NORMAL) returned".into())
+}
+
+fn latency(args: &[String]) -> Result<std::convert::Infallible, String> {
+    let path = PathBuf::from(&args[1]);
+    let frame: i64 = arg(args, 3, "frame")?;
+    let offset: i64 = arg(args, 4, "window")?;
+    let samples: usize = arg(args, 6, "latency samples")?;
+    let e = |what: &'static str| move |e: ReturnCode| format!("{what}: {e:?}");
+    let lat_in = ports::create_queuing_port(
+        &api::name("LAT_IN"),
+        16,
+        8,
+        PortDirection::Destination,
+        QueuingDiscipline::Fifo,
+    )
+    .map_err(e("CREATE_QUEUING_PORT LAT_IN"))?;
+    process("receiver", api::INFINITE_TIME_VALUE, move || {
+        let mut e2e = Vec::with_capacity(samples);
+        let mut after = Vec::with_capacity(samples);
+        let mut buf = [0u8; 16];
+        while e2e.len() < samples {
+            if ports::receive_queuing_message(lat_in, api::INFINITE_TIME_VALUE, &mut buf).is_err() {
+                continue;
+            }
+            let t = now();
+            let sent = i64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8]));
+            e2e.push(t - sent);
+            after.push(t - (t / frame * frame + offset));
+        }
+        let r = WireResult {
+            latency: Some((Figures::of(&mut e2e), Figures::of(&mut after))),
+            ..WireResult::default()
+        };
+        write(&path, &r);
+        let _ = api::stop_self();
+    })?;
+    api::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
+    Err("SET_PARTITION_MODE(NORMAL) returned".into())
+}
