@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod ffi;
+pub mod isolation;
 pub mod runtime;
 pub mod types;
 

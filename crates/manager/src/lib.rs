@@ -14,6 +14,7 @@
 
 mod backend;
 mod host;
+mod isolation;
 mod output;
 mod partition;
 mod plan;
@@ -68,6 +69,8 @@ pub struct RunOptions {
     /// timer latency does not delay the switch (the previous partition loses at most this
     /// much of its window). Zero: plain absolute sleeps.
     pub spin_margin: Duration,
+    /// Load the seccomp filter into every partition (iso stream; see `docs/seccomp.md`).
+    pub seccomp: bool,
 }
 
 impl Default for RunOptions {
@@ -84,6 +87,7 @@ impl Default for RunOptions {
             stop: None,
             env: Vec::new(),
             spin_margin: Duration::from_micros(80),
+            seccomp: true,
         }
     }
 }

@@ -122,7 +122,12 @@ impl Partition {
             }
             if let (Some(root), Some(limit)) = (&m.memory, spec.memory_limit) {
                 let g = Cgroup::create(root.join(&leaf))?;
-                g.write("memory.limit_in_bytes", &limit.to_string())?;
+                crate::isolation::limit_memory(&g, limit)?;
+                groups.push(g);
+            }
+            if let Some(root) = &m.pids {
+                let g = Cgroup::create(root.join(&leaf))?;
+                g.write("pids.max", &crate::isolation::task_limit(&spec).to_string())?;
                 groups.push(g);
             }
             match freezer_kind(backend) {
@@ -241,6 +246,7 @@ impl Partition {
         namespaces: &mut Namespaces,
         notes: &mut Vec<String>,
         env: &[(String, String)],
+        seccomp: bool,
     ) -> Result<Pipes, ManagerError> {
         let (out_r, out_w) = spawn::pipe()?;
         let (err_r, err_w) = spawn::pipe()?;
@@ -290,6 +296,16 @@ impl Partition {
             namespaces: *namespaces,
             cpus: self.cpus.clone(),
             rtprio_limit: Some(crate::PARTITION_RUN_PRIORITY as u64 + 1),
+            confinement: crate::isolation::confinement(
+                self.index,
+                &self.spec,
+                partita_sys::proc::is_root(),
+                self.control()
+                    .rt_run_priority
+                    .load(Ordering::Relaxed)
+                    .max(0) as u32,
+                seccomp,
+            )?,
         };
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,

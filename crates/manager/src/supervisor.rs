@@ -134,7 +134,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let mut spawn_err = None;
     for p in &parts {
         p.fill_control(plan, 0, NORMAL_START, 0, rt, backend);
-        match p.spawn(backend, &mut namespaces, &mut notes, &opts.env) {
+        match p.spawn(
+            backend,
+            &mut namespaces,
+            &mut notes,
+            &opts.env,
+            opts.seccomp,
+        ) {
             Ok(pipes) => output.add(p.index, pipes),
             Err(e) => {
                 spawn_err = Some(e);
@@ -355,7 +361,10 @@ fn reap(parts: &[Arc<Partition>], output: &Output) {
                     d.life = Life::Dead;
                     d.exit = Some(how.to_string());
                     drop(d);
-                    output.event(&format!("partition {} {how}", p.spec.name));
+                    let error = crate::isolation::death_error(how, crate::isolation::oom_kills(p))
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default();
+                    output.event(&format!("partition {} {how}{error}", p.spec.name));
                 }
                 break;
             }
@@ -397,7 +406,7 @@ fn carry_out_mode_changes(
                 };
                 p.fill_control(plan, epoch, PARTITION_RESTART, restarts, rt, backend);
                 p.control().mode.store(m, Ordering::Release);
-                match p.spawn(backend, namespaces, notes, &opts.env) {
+                match p.spawn(backend, namespaces, notes, &opts.env, opts.seccomp) {
                     Ok(pipes) => output.add(p.index, pipes),
                     Err(e) => {
                         output.event(&format!("partition {} could not restart: {e}", p.spec.name));

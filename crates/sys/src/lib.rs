@@ -15,6 +15,7 @@ pub mod guard;
 pub mod isolation;
 pub mod proc;
 pub mod sched;
+pub mod seccomp;
 pub mod shm;
 pub mod spawn;
 pub mod time;

@@ -14,11 +14,18 @@ pub fn getpid() -> i32 {
     unsafe { libc::getpid() }
 }
 
-/// Puts thread `tid` (0: the caller) in `SCHED_FIFO` at `priority` (1..=99).
+/// Puts thread `tid` (0: the caller) in `SCHED_FIFO` at `priority` (1..=99). A thread that
+/// already is in `SCHED_FIFO` only gets its priority changed (`sched_setparam`): partitions
+/// start in `SCHED_FIFO` and their seccomp filter refuses `sched_setscheduler`.
 pub fn set_fifo(tid: i32, priority: i32) -> Result<()> {
     let p = libc::sched_param {
         sched_priority: priority,
     };
+    // SAFETY: sched_getscheduler takes a thread id only.
+    let policy = unsafe { libc::sched_getscheduler(tid) };
+    if policy >= 0 && policy & !libc::SCHED_RESET_ON_FORK == libc::SCHED_FIFO {
+        return set_priority(tid, priority);
+    }
     // SAFETY: `p` is a valid sched_param for the duration of the call.
     check(
         unsafe { libc::sched_setscheduler(tid, libc::SCHED_FIFO, &p) },

@@ -1,0 +1,122 @@
+//! What the manager takes away from every partition before it runs (iso stream), and how it
+//! names a partition's death for the health-monitor log. See `docs/threat-model.md`.
+
+use crate::partition::Partition;
+use crate::plan::PartitionSpec;
+use crate::ManagerError;
+use partita_sys::cgroup::Cgroup;
+use partita_sys::proc::ExitKind;
+use partita_sys::spawn::Confinement;
+
+/// Tasks (processes and threads) a partition may have: room for every APEX process, its
+/// abandoned threads (a STOP of a running process leaves one behind) and the runtime's own,
+/// with a floor for small partitions. Enforced by the pids cgroup and `RLIMIT_NPROC`: a fork
+/// or thread bomb ends in `EAGAIN` inside the partition.
+pub(crate) fn task_limit(spec: &PartitionSpec) -> u64 {
+    (4 * spec.max_processes as u64 + 32).max(128)
+}
+
+/// The confinement of partition `index`: its own uid/gid when the manager is root, its
+/// SCHED_FIFO start priority when real-time priorities are used (`rt_priority` > 0), the task
+/// limit, and the seccomp filter unless disabled.
+pub(crate) fn confinement(
+    index: usize,
+    spec: &PartitionSpec,
+    root: bool,
+    rt_priority: u32,
+    seccomp: bool,
+) -> Result<Confinement, ManagerError> {
+    let filters = if seccomp {
+        Some(partita_sys::seccomp::compile().map_err(|e| {
+            partita_sys::SysError::io("seccomp filter", std::io::Error::other(e.to_string()))
+        })?)
+    } else {
+        None
+    };
+    Ok(Confinement {
+        ids: root.then(|| {
+            (
+                partita_sys::isolation::partition_uid(index),
+                partita_sys::isolation::partition_gid(index),
+            )
+        }),
+        fifo_priority: (rt_priority > 0).then_some(rt_priority as i32),
+        nproc_limit: root.then(|| task_limit(spec)),
+        filters,
+    })
+}
+
+/// Sets the memory limit on `g`, swap included when the kernel accounts swap
+/// (`memory.memsw.limit_in_bytes`), so that a partition cannot page its excess out.
+pub(crate) fn limit_memory(g: &Cgroup, limit: u64) -> Result<(), ManagerError> {
+    g.write("memory.limit_in_bytes", &limit.to_string())?;
+    if g.dir().join("memory.memsw.limit_in_bytes").exists() {
+        g.write("memory.memsw.limit_in_bytes", &limit.to_string())?;
+    }
+    Ok(())
+}
+
+/// How many times the kernel's OOM killer acted in the partition's memory cgroup.
+pub(crate) fn oom_kills(p: &Partition) -> u64 {
+    let Some(g) = p
+        .groups
+        .iter()
+        .find(|g| g.dir().join("memory.oom_control").exists())
+    else {
+        return 0;
+    };
+    g.read("memory.oom_control")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("oom_kill "))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The health-monitor error a partition's death stands for, if any: a forbidden system call
+/// (SIGSYS from the seccomp filter), a memory or arithmetic fault not handled by its
+/// runtime, or the memory limit (a SIGKILL by the OOM killer of its memory cgroup).
+pub(crate) fn death_error(how: ExitKind, oom_kills: u64) -> Option<&'static str> {
+    match how {
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGSYS => {
+            Some("ILLEGAL_REQUEST (a forbidden system call)")
+        }
+        ExitKind::Signaled(s)
+            if s == partita_sys::proc::SIGSEGV || s == partita_sys::proc::SIGBUS =>
+        {
+            Some("MEMORY_VIOLATION")
+        }
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGFPE => Some("NUMERIC_ERROR"),
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGILL => Some("HARDWARE_FAULT"),
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGKILL && oom_kills > 0 => {
+            Some("MEMORY_VIOLATION (memory limit exceeded)")
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deaths_map_to_errors() {
+        use partita_sys::proc::*;
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGSYS), 0),
+            Some("ILLEGAL_REQUEST (a forbidden system call)")
+        );
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGSEGV), 0),
+            Some("MEMORY_VIOLATION")
+        );
+        assert_eq!(death_error(ExitKind::Signaled(SIGKILL), 0), None);
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGKILL), 1),
+            Some("MEMORY_VIOLATION (memory limit exceeded)")
+        );
+        assert_eq!(death_error(ExitKind::Exited(0), 3), None);
+    }
+}
