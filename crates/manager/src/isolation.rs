@@ -42,9 +42,21 @@ pub(crate) fn confinement(
         }),
         fifo_priority: (rt_priority > 0).then_some(rt_priority as i32),
         nproc_limit: root.then(|| task_limit(spec)),
+        keep_sys_nice: root && rt_priority > 0 && !rtprio_limit_possible(),
         filters,
     })
 }
+
+/// Whether partitions can be given `RLIMIT_RTPRIO` (run priority + 1); probed once.
+pub(crate) fn rtprio_limit_possible() -> bool {
+    static CAN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CAN.get_or_init(|| {
+        partita_sys::isolation::can_limit_rtprio(crate::PARTITION_RUN_PRIORITY as u64 + 1)
+    })
+}
+
+/// The run-report note when partitions keep `CAP_SYS_NICE`.
+pub(crate) const SYS_NICE_NOTE: &str = "the host does not allow raising RLIMIT_RTPRIO (no CAP_SYS_RESOURCE): partitions keep CAP_SYS_NICE so that their runtime can raise its threads' real-time priorities, and could raise them above the scheduler threads (see docs/threat-model.md)";
 
 /// Sets the memory limit on `g`, swap included when the kernel accounts swap
 /// (`memory.memsw.limit_in_bytes`), so that a partition cannot page its excess out.

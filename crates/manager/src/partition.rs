@@ -307,6 +307,11 @@ impl Partition {
                 seccomp,
             )?,
         };
+        if spec.confinement.keep_sys_nice
+            && !notes.iter().any(|n| n == crate::isolation::SYS_NICE_NOTE)
+        {
+            notes.push(crate::isolation::SYS_NICE_NOTE.into());
+        }
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,
             Err(e) if *namespaces != Namespaces::default() => {

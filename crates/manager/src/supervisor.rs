@@ -466,7 +466,7 @@ fn make_sinks(plan: &ModulePlan, opts: &RunOptions) -> Result<Sinks, ManagerErro
 fn run_dirs(host: &HostInfo, run_dir: &str) -> Vec<PathBuf> {
     let m = &host.mounts;
     let mut v = Vec::new();
-    for root in [&m.cpuacct, &m.cpuset, &m.memory, &m.freezer, &m.v2]
+    for root in [&m.cpuacct, &m.cpuset, &m.memory, &m.pids, &m.freezer, &m.v2]
         .into_iter()
         .flatten()
     {

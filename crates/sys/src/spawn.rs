@@ -117,6 +117,10 @@ pub struct Confinement {
     pub fifo_priority: Option<i32>,
     /// `RLIMIT_NPROC` (processes and threads of the uid).
     pub nproc_limit: Option<u64>,
+    /// Keep `CAP_SYS_NICE` (as an ambient capability, so that it survives `execve`) when
+    /// `RLIMIT_RTPRIO` cannot be raised for the child: see
+    /// [`crate::isolation::can_limit_rtprio`]. Every other capability is dropped.
+    pub keep_sys_nice: bool,
     /// Seccomp filters to load (with `PR_SET_NO_NEW_PRIVS`).
     pub filters: Option<crate::seccomp::Filters>,
 }
@@ -354,7 +358,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     rlim_cur: l,
                     rlim_max: l,
                 };
-                libc::setrlimit(libc::RLIMIT_RTPRIO, &rl);
+                if libc::setrlimit(libc::RLIMIT_RTPRIO, &rl) != 0 && !conf.keep_sys_nice {
+                    fail(st);
+                }
             }
             if let Some(n) = conf.nproc_limit {
                 let rl = libc::rlimit {
@@ -434,7 +440,12 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             if let Some((uid, gid)) = conf.ids {
                 // Raw system calls: glibc's set*id wrappers would try to synchronise threads
                 // that only exist in the parent.
+                let nice = crate::isolation::CAP_SYS_NICE;
+                let keep: u32 = if conf.keep_sys_nice { 1 << nice } else { 0 };
                 for cap in 0..64 {
+                    if conf.keep_sys_nice && cap == nice {
+                        continue;
+                    }
                     if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
                         if *libc::__errno_location() == libc::EINVAL {
                             break;
@@ -449,27 +460,52 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     0,
                     0,
                 );
+                if conf.keep_sys_nice && libc::prctl(libc::PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 {
+                    fail(st);
+                }
                 if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
                     || libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0
                     || libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0
                 {
                     fail(st);
                 }
-                // Changing uid from 0 cleared the permitted and effective sets; clear the
-                // inheritable one too, and check that nothing is left.
+                // Changing uid from 0 cleared the permitted and effective sets (unless
+                // PR_SET_KEEPCAPS); set all three to nothing (or CAP_SYS_NICE alone), make a
+                // kept CAP_SYS_NICE ambient (the only way it survives execve without file
+                // capabilities), and check the result.
                 let mut hdr = CapHeader {
                     version: LINUX_CAPABILITY_VERSION_3,
                     pid: 0,
                 };
-                let mut data = [CapData::default(); 2];
-                if libc::syscall(libc::SYS_capset, &mut hdr, data.as_ptr()) != 0
-                    || libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) != 0
+                let mut data = [CapData {
+                    effective: keep,
+                    permitted: keep,
+                    inheritable: keep,
+                }, CapData::default()];
+                if libc::syscall(libc::SYS_capset, &mut hdr, data.as_ptr()) != 0 {
+                    fail(st);
+                }
+                if conf.keep_sys_nice
+                    && libc::prctl(
+                        libc::PR_CAP_AMBIENT,
+                        libc::PR_CAP_AMBIENT_RAISE,
+                        nice as libc::c_ulong,
+                        0,
+                        0,
+                    ) != 0
                 {
                     fail(st);
                 }
-                if data
-                    .iter()
-                    .any(|d| d.effective != 0 || d.permitted != 0 || d.inheritable != 0)
+                data = [CapData::default(); 2];
+                if libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) != 0 {
+                    fail(st);
+                }
+                if data[0].effective != keep
+                    || data[0].permitted != keep
+                    || data[0].inheritable != keep
+                    || data[1].effective != 0
+                    || data[1].permitted != 0
+                    || data[1].inheritable != 0
                 {
                     *libc::__errno_location() = libc::EPERM;
                     fail(st);
