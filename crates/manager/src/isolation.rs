@@ -41,7 +41,9 @@ pub(crate) fn confinement(
             )
         }),
         fifo_priority: (rt_priority > 0).then_some(rt_priority as i32),
-        nproc_limit: root.then(|| task_limit(spec)),
+        // A backstop above the pids cgroup (which then is the limit that is reached and
+        // counted), for hosts without the pids controller.
+        nproc_limit: root.then(|| 2 * task_limit(spec)),
         keep_sys_nice: root && rt_priority > 0 && !rtprio_limit_possible(),
         filters,
     })
@@ -130,5 +132,114 @@ mod tests {
             Some("MEMORY_VIOLATION (memory limit exceeded)")
         );
         assert_eq!(death_error(ExitKind::Exited(0), 3), None);
+    }
+}
+
+/// The real-time priority of thread `tid` (host pid namespace), from `/proc/<tid>/stat`.
+fn rt_priority(tid: i32) -> Option<u32> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3 (state);
+    // rt_priority is field 40.
+    let rest = &s[s.rfind(')')? + 1..];
+    rest.split_whitespace()
+        .nth(40 - 3)
+        .and_then(|v| v.parse().ok())
+}
+
+/// Watches partitions' real-time priorities when they keep `CAP_SYS_NICE` (see
+/// [`rtprio_limit_possible`]): the kernel then does not stop a partition from raising a
+/// thread above the runtime's timer priority (run + 1), up to above the scheduler threads.
+/// A partition seen doing so is killed (SIGKILL to every process of its cgroup) and the
+/// error is logged as ILLEGAL_REQUEST. Called from the supervisor's loop (every ~10 ms), so
+/// a spinning thread above the scheduler can delay one boundary of its core by that much.
+pub(crate) struct PriorityWatch {
+    enabled: bool,
+    killed: Vec<bool>,
+}
+
+impl PriorityWatch {
+    pub(crate) fn new(parts: &[std::sync::Arc<Partition>], rt: bool) -> Self {
+        PriorityWatch {
+            enabled: rt && partita_sys::proc::is_root() && !rtprio_limit_possible(),
+            killed: vec![false; parts.len()],
+        }
+    }
+
+    /// One round over every partition.
+    pub(crate) fn check(
+        &mut self,
+        parts: &[std::sync::Arc<Partition>],
+        output: &crate::output::Output,
+    ) {
+        if !self.enabled {
+            return;
+        }
+        let limit = crate::PARTITION_RUN_PRIORITY as u32 + 1;
+        for (i, p) in parts.iter().enumerate() {
+            let Some(g) = &p.membership else { continue };
+            let tasks = g
+                .read("tasks")
+                .or_else(|_| g.read("cgroup.threads"))
+                .unwrap_or_default();
+            let mut offender = None;
+            for tid in tasks.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                if let Some(prio) = rt_priority(tid).filter(|&pr| pr > limit) {
+                    offender = Some((tid, prio));
+                    break;
+                }
+            }
+            match offender {
+                Some((tid, prio)) => {
+                    for pid in g.processes() {
+                        let _ = partita_sys::proc::kill(pid, partita_sys::proc::SIGKILL);
+                    }
+                    if !self.killed[i] {
+                        self.killed[i] = true;
+                        output.event(&format!(
+                            "partition {}: ILLEGAL_REQUEST (thread {tid} raised its real-time priority to {prio}, above {limit}): partition killed",
+                            p.spec.name
+                        ));
+                    }
+                }
+                None => self.killed[i] = false,
+            }
+        }
+    }
+}
+
+/// Logs, at the end of a run, how often each partition hit its task limit (pids cgroup
+/// `pids.events`) and its memory limit (`memory.failcnt`): refused forks and allocations
+/// are contained inside the partition but recorded here.
+pub(crate) fn log_limit_events(
+    parts: &[std::sync::Arc<Partition>],
+    output: &crate::output::Output,
+) {
+    for p in parts {
+        for g in &p.groups {
+            if let Ok(ev) = g.read("pids.events") {
+                let hits: u64 = ev
+                    .lines()
+                    .find_map(|l| l.strip_prefix("max "))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+                if hits > 0 {
+                    output.event(&format!(
+                        "partition {}: task limit ({}) reached, {hits} forks or thread creations refused",
+                        p.spec.name,
+                        task_limit(&p.spec)
+                    ));
+                }
+            }
+            if let Ok(fc) = g.read("memory.failcnt") {
+                let hits: u64 = fc.trim().parse().unwrap_or(0);
+                if hits > 0 {
+                    output.event(&format!(
+                        "partition {}: memory limit reached {hits} times ({} OOM kills)",
+                        p.spec.name,
+                        oom_kills(p)
+                    ));
+                }
+            }
+        }
     }
 }

@@ -204,6 +204,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
 
     // Supervise.
     let mut interrupted = false;
+    let mut watch = crate::isolation::PriorityWatch::new(&parts, rt);
     let mut seen_work = 0;
     loop {
         if let Some(s) = &opts.stop {
@@ -226,6 +227,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         reap(&parts, &output);
+        watch.check(&parts, &output);
         let w = shared.work.load(Ordering::Acquire);
         if w != seen_work {
             seen_work = w;
@@ -260,6 +262,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             ));
         }
     }
+    crate::isolation::log_limit_events(&parts, &output);
     output.event(&format!(
         "module {} stopped after {:.3} s{}",
         plan.name,

@@ -546,3 +546,132 @@ pub static DENIED: &[Denied] = &[
     #[cfg(target_arch = "x86_64")]
     de("modify_ldt", l::SYS_modify_ldt, "x86 segment tables"),
 ];
+
+/// The reviewed tables of `docs/seccomp.md` (between its `<!-- tables -->` markers), as
+/// Markdown: kept in step with [`ALLOWED`] and [`DENIED`] by a test.
+pub fn markdown_tables() -> String {
+    let cond = |a: &Args| match a {
+        Args::Any => "any arguments".to_string(),
+        Args::OneOf(i, v) => format!(
+            "arg{i} ∈ {{{}}}",
+            v.iter()
+                .map(|x| format!("{x:#x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Args::SelfOrZero(i) => format!("arg{i} = 0 or own pid"),
+        Args::SelfOnly(i) => format!("arg{i} = own pid"),
+        Args::NoBits(i, m) => format!("arg{i} & {m:#x} = 0"),
+    };
+    let mut s = String::from("### Allowed\n\n| call | condition | why |\n| --- | --- | --- |\n");
+    for a in ALLOWED {
+        s += &format!("| `{}` | {} | {} |\n", a.name, cond(&a.args), a.reason);
+    }
+    s += "\n### Denied on purpose (trap → ILLEGAL_REQUEST)\n\n| call | what it could do |\n| --- | --- |\n";
+    for d in DENIED {
+        s += &format!("| `{}` | {} |\n", d.name, d.reason);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_compiles_and_finds_its_own_pid_slots() {
+        let f = compile().unwrap();
+        assert!(!f.main.is_empty() && !f.prefix.is_empty());
+        assert!(f.main.len() < 4096);
+        // kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64.
+        assert_eq!(f.own_pid_slots.len(), 5);
+    }
+
+    #[test]
+    fn nothing_is_both_allowed_and_denied() {
+        for d in DENIED {
+            assert!(
+                !ALLOWED.iter().any(|a| a.nr == d.nr),
+                "{} is allowed and denied",
+                d.name
+            );
+        }
+        assert_eq!(syscall_name(libc::SYS_ptrace), Some("ptrace"));
+        assert_eq!(syscall_name(libc::SYS_futex), Some("futex"));
+    }
+
+    #[test]
+    fn the_documentation_lists_every_call() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/seccomp.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let (begin, end) = ("<!-- tables -->\n", "<!-- end of tables -->");
+        let start = doc.find(begin).expect("begin marker") + begin.len();
+        let stop = doc.find(end).expect("end marker");
+        let want = markdown_tables();
+        if std::env::var("PARTITA_BLESS").as_deref() == Ok("1") {
+            let new = format!("{}{want}{}", &doc[..start], &doc[stop..]);
+            std::fs::write(path, new).unwrap();
+            return;
+        }
+        assert_eq!(
+            &doc[start..stop],
+            want,
+            "docs/seccomp.md is out of date: run PARTITA_BLESS=1 cargo test -p partita-sys"
+        );
+    }
+
+    /// Loads the filter in a forked child and checks a trap, a refused argument and an
+    /// allowed call.
+    #[test]
+    fn the_filter_traps_forbidden_calls_in_a_child() {
+        let f = compile().unwrap();
+        let mut main = f.main.clone();
+        let mut prefix = f.prefix.clone();
+        // SAFETY: fork in a test; the child only makes system calls on memory prepared
+        // before the fork and ends with _exit.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            // SAFETY: as above.
+            unsafe {
+                let me = libc::getpid() as u32;
+                for &i in &f.own_pid_slots {
+                    main[i].k = me;
+                }
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+                for p in [&mut prefix, &mut main] {
+                    let prog = libc::sock_fprog {
+                        len: p.len() as u16,
+                        filter: p.as_mut_ptr(),
+                    };
+                    if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog)
+                        != 0
+                    {
+                        libc::_exit(10);
+                    }
+                }
+                // clone3 answers ENOSYS.
+                if libc::syscall(libc::SYS_clone3, 0usize, 0usize) != -1
+                    || *libc::__errno_location() != libc::ENOSYS
+                {
+                    libc::_exit(11);
+                }
+                // A signal to itself passes (SIGCONT, ignored by default).
+                if libc::kill(me as i32, libc::SIGCONT) != 0 {
+                    libc::_exit(12);
+                }
+                // kill of another pid traps: default action of SIGSYS ends the child.
+                libc::kill(1, 0);
+                libc::_exit(13);
+            }
+        }
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert!(
+            libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGSYS,
+            "child status {status:#x} (exit {})",
+            libc::WEXITSTATUS(status)
+        );
+    }
+}

@@ -477,11 +477,14 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     version: LINUX_CAPABILITY_VERSION_3,
                     pid: 0,
                 };
-                let mut data = [CapData {
-                    effective: keep,
-                    permitted: keep,
-                    inheritable: keep,
-                }, CapData::default()];
+                let mut data = [
+                    CapData {
+                        effective: keep,
+                        permitted: keep,
+                        inheritable: keep,
+                    },
+                    CapData::default(),
+                ];
                 if libc::syscall(libc::SYS_capset, &mut hdr, data.as_ptr()) != 0 {
                     fail(st);
                 }
