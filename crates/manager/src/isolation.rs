@@ -111,30 +111,6 @@ pub(crate) fn death_error(how: ExitKind, oom_kills: u64) -> Option<&'static str>
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deaths_map_to_errors() {
-        use partita_sys::proc::*;
-        assert_eq!(
-            death_error(ExitKind::Signaled(SIGSYS), 0),
-            Some("ILLEGAL_REQUEST (a forbidden system call)")
-        );
-        assert_eq!(
-            death_error(ExitKind::Signaled(SIGSEGV), 0),
-            Some("MEMORY_VIOLATION")
-        );
-        assert_eq!(death_error(ExitKind::Signaled(SIGKILL), 0), None);
-        assert_eq!(
-            death_error(ExitKind::Signaled(SIGKILL), 1),
-            Some("MEMORY_VIOLATION (memory limit exceeded)")
-        );
-        assert_eq!(death_error(ExitKind::Exited(0), 3), None);
-    }
-}
-
 /// The real-time priority of thread `tid` (host pid namespace), from `/proc/<tid>/stat`.
 fn rt_priority(tid: i32) -> Option<u32> {
     let s = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
@@ -241,5 +217,29 @@ pub(crate) fn log_limit_events(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deaths_map_to_errors() {
+        use partita_sys::proc::*;
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGSYS), 0),
+            Some("ILLEGAL_REQUEST (a forbidden system call)")
+        );
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGSEGV), 0),
+            Some("MEMORY_VIOLATION")
+        );
+        assert_eq!(death_error(ExitKind::Signaled(SIGKILL), 0), None);
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGKILL), 1),
+            Some("MEMORY_VIOLATION (memory limit exceeded)")
+        );
+        assert_eq!(death_error(ExitKind::Exited(0), 3), None);
     }
 }

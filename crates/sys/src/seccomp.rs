@@ -214,6 +214,8 @@ const PRCTL_OPTIONS: &[u64] = &[
 ];
 
 /// `ioctl` requests a partition may use (terminal queries of glibc/Rust, descriptor flags).
+// The request constants are `c_ulong` on glibc x86_64 but `c_int` on other targets.
+#[allow(clippy::unnecessary_cast)]
 const IOCTL_REQUESTS: &[u64] = &[
     libc::TCGETS as u64,
     libc::TIOCGWINSZ as u64,
