@@ -358,7 +358,13 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     rlim_cur: l,
                     rlim_max: l,
                 };
-                if libc::setrlimit(libc::RLIMIT_RTPRIO, &rl) != 0 && !conf.keep_sys_nice {
+                // Without root the limit may not be raisable: the partition then simply
+                // cannot use real-time priorities, as before. As root it must hold, unless
+                // CAP_SYS_NICE is kept for want of it.
+                if libc::setrlimit(libc::RLIMIT_RTPRIO, &rl) != 0
+                    && conf.ids.is_some()
+                    && !conf.keep_sys_nice
+                {
                     fail(st);
                 }
             }
@@ -433,7 +439,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             libc::close(go_fd);
             if let Some(p) = conf.fifo_priority {
                 let sp = libc::sched_param { sched_priority: p };
-                if libc::sched_setscheduler(0, libc::SCHED_FIFO, &sp) != 0 {
+                // Refused without privileges: the runtime then runs without real-time
+                // priorities (it cannot enter SCHED_FIFO later under the filter).
+                if libc::sched_setscheduler(0, libc::SCHED_FIFO, &sp) != 0 && conf.ids.is_some() {
                     fail(st);
                 }
             }
