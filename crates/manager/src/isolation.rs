@@ -57,6 +57,10 @@ pub(crate) fn rtprio_limit_possible() -> bool {
     })
 }
 
+/// The run-report note when the seccomp filter is off.
+pub(crate) const NO_SECCOMP_NOTE: &str =
+    "partitions run without the seccomp filter (--no-seccomp): forbidden system calls are not refused";
+
 /// The run-report note when partitions keep `CAP_SYS_NICE`.
 pub(crate) const SYS_NICE_NOTE: &str = "the host does not allow raising RLIMIT_RTPRIO (no CAP_SYS_RESOURCE): partitions keep CAP_SYS_NICE so that their runtime can raise its threads' real-time priorities, and could raise them above the scheduler threads (see docs/threat-model.md)";
 

@@ -307,10 +307,16 @@ impl Partition {
                 seccomp,
             )?,
         };
-        if spec.confinement.keep_sys_nice
-            && !notes.iter().any(|n| n == crate::isolation::SYS_NICE_NOTE)
-        {
-            notes.push(crate::isolation::SYS_NICE_NOTE.into());
+        for (applies, note) in [
+            (
+                spec.confinement.keep_sys_nice,
+                crate::isolation::SYS_NICE_NOTE,
+            ),
+            (!seccomp, crate::isolation::NO_SECCOMP_NOTE),
+        ] {
+            if applies && !notes.iter().any(|n| n == note) {
+                notes.push(note.into());
+            }
         }
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,
