@@ -347,6 +347,44 @@ fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
 }
 
 #[test]
+fn a_spinner_raising_itself_above_the_scheduler_is_stopped() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_spinner_raising_itself_above_the_scheduler_is_stopped",
+        "rt_spinner",
+        false,
+    ) else {
+        return;
+    };
+    let log = run.log("attacker");
+    if log.contains("RTSPIN sched_setparam(99) = 0") {
+        // The partition kept CAP_SYS_NICE (no RLIMIT_RTPRIO on this host): the manager's
+        // priority watch killed it.
+        assert!(
+            hm::recorded(
+                &run,
+                "attacker",
+                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
+            ),
+            "{}",
+            run.context()
+        );
+        assert!(
+            !run.partition("attacker")["exit"].is_null(),
+            "{}",
+            run.context()
+        );
+    } else {
+        // Refused by RLIMIT_RTPRIO: it spins at its own priority, held to its windows.
+        assert!(
+            log.contains("RTSPIN sched_setparam(99) = -1 errno 1"),
+            "{}",
+            run.context()
+        );
+    }
+}
+
+#[test]
 fn a_fork_bomb_stops_at_the_task_limit() {
     let _g = serial();
     let Some(run) = suite("a_fork_bomb_stops_at_the_task_limit", "fork_bomb", false) else {
