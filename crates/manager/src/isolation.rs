@@ -229,6 +229,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reads_real_time_priorities() {
+        // This test thread runs in SCHED_OTHER: real-time priority 0.
+        assert_eq!(rt_priority(partita_sys::sched::gettid()), Some(0));
+        assert_eq!(rt_priority(-5), None);
+    }
+
+    #[test]
     fn deaths_map_to_errors() {
         use partita_sys::proc::*;
         assert_eq!(
