@@ -65,6 +65,10 @@ fn field<'a>(status: &'a str, name: &str) -> &'a str {
 #[test]
 fn a_confined_child_has_its_uid_no_capabilities_and_the_filter() {
     if !partita_sys::proc::is_root() {
+        assert!(
+            std::env::var("PARTITA_REQUIRE_ALL").as_deref() != Ok("1"),
+            "required capability missing: root"
+        );
         println!("SKIPPED a_confined_child_has_its_uid_no_capabilities_and_the_filter: needs root");
         return;
     }
