@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod ffi;
+pub mod isolation;
 mod ports;
 pub mod ports_api;
 pub mod runtime;

@@ -50,7 +50,9 @@
 //! partition level and the process (or handler) is stopped. A fault of the main process or
 //! the timer thread, of a thread the runtime did not create, or inside a service with the
 //! kernel locked (a bad pointer passed to a service) takes the default action: the partition
-//! dies. The fault path is not async-signal-safe (see `Runtime::fault`).
+//! dies. The fault path is not async-signal-safe (see `Runtime::fault`). A system call refused
+//! by the partition's seccomp filter (SIGSYS) is handled the same way as ILLEGAL_REQUEST
+//! (see [`crate::isolation`]).
 
 use partita_apex_core::{
     CallOutcome, Effect, ErrorCode, ErrorHandlerConcurrency, ErrorStatus, Kernel, OperatingMode,
@@ -889,14 +891,19 @@ impl Runtime {
             }
             FaultSignal::Segv | FaultSignal::Bus => ErrorCode::MemoryViolation,
             FaultSignal::Ill => ErrorCode::HardwareFault,
+            FaultSignal::Sys => ErrorCode::IllegalRequest,
         };
         let name = match f.signal {
             FaultSignal::Fpe => "SIGFPE",
             FaultSignal::Segv => "SIGSEGV",
             FaultSignal::Bus => "SIGBUS",
             FaultSignal::Ill => "SIGILL",
+            FaultSignal::Sys => "SIGSYS",
         };
-        let msg = format!("{name} (si_code {})", f.code);
+        let msg = match f.signal {
+            FaultSignal::Sys => crate::isolation::illegal_call_message(f),
+            _ => format!("{name} (si_code {})", f.code),
+        };
         let mut k = self.lock();
         if let Some(slot) = self.slot(me) {
             if self.is_abandoned(me, &slot) {

@@ -141,6 +141,7 @@ impl Rig {
                 namespaces: Namespaces::default(),
                 cpus: vec![core],
                 rtprio_limit: None,
+                confinement: Default::default(),
             };
             let mut child = partita_sys::spawn::spawn(&spec)?;
             rig.children.push(child.pid);

@@ -70,6 +70,11 @@ impl LogFile {
             cap,
         };
         f.set_len(len as u64).map_err(io)?;
+        // The writers are partitions, each under its own uid (see partita_sys::isolation):
+        // this scratch file of the bench must be writable by them.
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o666))
+            .map_err(io)?;
         drop(f);
         let map = SharedMapping::open_file(&path, len)?;
         let w = map.words();

@@ -78,6 +78,9 @@ enum Cmd {
         /// Do not use real-time priorities.
         #[arg(long)]
         no_realtime: bool,
+        /// Do not load the seccomp filter into partitions (debugging; see docs/seccomp.md).
+        #[arg(long)]
+        no_seccomp: bool,
         /// Exit with code 6 when a window overrun exceeded the tolerance.
         #[arg(long)]
         fail_on_overrun: bool,
@@ -269,6 +272,7 @@ fn main() -> ExitCode {
             quiet,
             no_namespaces,
             no_realtime,
+            no_seccomp,
             fail_on_overrun,
             overrun_tolerance,
             hm_log,
@@ -290,6 +294,7 @@ fn main() -> ExitCode {
                 echo: !quiet,
                 namespaces: !no_namespaces,
                 realtime: !no_realtime,
+                seccomp: !no_seccomp,
                 handle_signals: true,
                 hm_log,
                 power_fail_at,

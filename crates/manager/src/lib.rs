@@ -16,6 +16,7 @@ mod backend;
 mod bridge;
 pub mod hm;
 mod host;
+mod isolation;
 mod msched;
 mod output;
 mod partition;
@@ -84,6 +85,8 @@ pub struct RunOptions {
     /// Window starts each scheduler thread keeps for the report (`RunReport::window_trace`);
     /// later ones are only counted.
     pub window_trace: usize,
+    /// Load the seccomp filter into every partition (iso stream; see `docs/seccomp.md`).
+    pub seccomp: bool,
 }
 
 impl Default for RunOptions {
@@ -103,6 +106,7 @@ impl Default for RunOptions {
             hm_log: None,
             power_fail_at: None,
             window_trace: 4096,
+            seccomp: true,
         }
     }
 }

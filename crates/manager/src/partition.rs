@@ -130,8 +130,13 @@ impl Partition {
             }
             if let (Some(root), Some(limit)) = (&m.memory, spec.memory_limit) {
                 let g = Cgroup::create(root.join(&leaf))?;
-                g.write("memory.limit_in_bytes", &limit.to_string())?;
+                crate::isolation::limit_memory(&g, limit)?;
                 memory_group = Some(g.clone());
+                groups.push(g);
+            }
+            if let Some(root) = &m.pids {
+                let g = Cgroup::create(root.join(&leaf))?;
+                g.write("pids.max", &crate::isolation::task_limit(&spec).to_string())?;
                 groups.push(g);
             }
             match freezer_kind(backend) {
@@ -259,6 +264,7 @@ impl Partition {
         namespaces: &mut Namespaces,
         notes: &mut Vec<String>,
         env: &[(String, String)],
+        seccomp: bool,
     ) -> Result<Pipes, ManagerError> {
         let (out_r, out_w) = spawn::pipe()?;
         let (err_r, err_w) = spawn::pipe()?;
@@ -313,10 +319,31 @@ impl Partition {
             namespaces: *namespaces,
             cpus: self.cpus.clone(),
             rtprio_limit: Some(crate::PARTITION_RUN_PRIORITY as u64 + 1),
+            confinement: crate::isolation::confinement(
+                self.index,
+                &self.spec,
+                partita_sys::proc::is_root(),
+                self.control()
+                    .rt_run_priority
+                    .load(Ordering::Relaxed)
+                    .max(0) as u32,
+                seccomp,
+            )?,
         };
         if let Some((fds, _)) = &port_fds {
             spec.fds
                 .extend(fds.iter().map(|(f, n)| (f.as_raw_fd(), *n)));
+        }
+        for (applies, note) in [
+            (
+                spec.confinement.keep_sys_nice,
+                crate::isolation::SYS_NICE_NOTE,
+            ),
+            (!seccomp, crate::isolation::NO_SECCOMP_NOTE),
+        ] {
+            if applies && !notes.iter().any(|n| n == note) {
+                notes.push(note.into());
+            }
         }
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,

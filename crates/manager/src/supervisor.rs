@@ -163,7 +163,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     for p in &parts {
         p.fill_control(plan, 0, NORMAL_START, 0, rt, backend);
         schedules.publish_to(p);
-        match p.spawn(backend, &mut namespaces, &mut notes, &opts.env) {
+        match p.spawn(
+            backend,
+            &mut namespaces,
+            &mut notes,
+            &opts.env,
+            opts.seccomp,
+        ) {
             Ok(pipes) => output.add(p.index, pipes),
             Err(e) => {
                 spawn_err = Some(e);
@@ -241,6 +247,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
 
     // Supervise.
     let mut interrupted = false;
+    let mut watch = crate::isolation::PriorityWatch::new(&parts, rt);
     let mut seen_work = 0;
     let mut seen_hm_work = 0;
     let mut oom: Vec<Option<OomSeen>> = vec![None; parts.len()];
@@ -290,6 +297,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
         reap(&parts, &output, &hm, &mut oom);
         watch_memory(&parts, &output, &hm, &mut oom);
+        watch.check(&parts, &output);
         if hm.shutdown_requested() {
             output.event(&format!("module {}: health monitor SHUTDOWN", plan.name));
             break;
@@ -350,6 +358,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             ));
         }
     }
+    crate::isolation::log_limit_events(&parts, &output);
     output.event(&format!(
         "module {} stopped after {:.3} s{}",
         plan.name,
@@ -476,7 +485,10 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                     d.life = Life::Dead;
                     d.exit = Some(how.to_string());
                     drop(d);
-                    output.event(&format!("partition {} {how}", p.spec.name));
+                    let error = crate::isolation::death_error(how, crate::isolation::oom_kills(p))
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default();
+                    output.event(&format!("partition {} {how}{error}", p.spec.name));
                     // Its other processes (if any) go with it.
                     p.signal_kill();
                     let state = hm::state_of(hm, p, None);
@@ -622,7 +634,7 @@ fn carry_out_mode_changes(
                 p.fill_control(plan, epoch, condition, restarts, rt, backend);
                 schedules.publish_to(p);
                 p.control().mode.store(m, Ordering::Release);
-                match p.spawn(backend, namespaces, notes, &opts.env) {
+                match p.spawn(backend, namespaces, notes, &opts.env, opts.seccomp) {
                     Ok(pipes) => output.add(p.index, pipes),
                     Err(e) => {
                         output.event(&format!("partition {} could not restart: {e}", p.spec.name));
@@ -682,7 +694,7 @@ fn make_sinks(plan: &ModulePlan, opts: &RunOptions) -> Result<Sinks, ManagerErro
 fn run_dirs(host: &HostInfo, run_dir: &str) -> Vec<PathBuf> {
     let m = &host.mounts;
     let mut v = Vec::new();
-    for root in [&m.cpuacct, &m.cpuset, &m.memory, &m.freezer, &m.v2]
+    for root in [&m.cpuacct, &m.cpuset, &m.memory, &m.pids, &m.freezer, &m.v2]
         .into_iter()
         .flatten()
     {

@@ -1,5 +1,6 @@
-//! Synchronous hardware faults (SIGFPE, SIGSEGV, SIGBUS, SIGILL) turned into calls of a Rust
-//! hook, for the partition runtime's health monitoring.
+//! Synchronous hardware faults (SIGFPE, SIGSEGV, SIGBUS, SIGILL) and system calls refused by
+//! the partition's seccomp filter (SIGSYS) turned into calls of a Rust hook, for the
+//! partition runtime's health monitoring.
 //!
 //! [`install_fault_handlers`] sets one process-wide `sigaction` (`SA_SIGINFO | SA_ONSTACK`)
 //! for the four signals; [`install_alt_stack`] gives the calling thread an alternate signal
@@ -26,14 +27,18 @@ pub enum FaultSignal {
     Bus,
     /// SIGILL: illegal instruction.
     Ill,
+    /// SIGSYS: a system call refused by the seccomp filter (`si_code` `SYS_SECCOMP`); the
+    /// call was not executed.
+    Sys,
 }
 
 impl FaultSignal {
-    const ALL: [FaultSignal; 4] = [
+    const ALL: [FaultSignal; 5] = [
         FaultSignal::Fpe,
         FaultSignal::Segv,
         FaultSignal::Bus,
         FaultSignal::Ill,
+        FaultSignal::Sys,
     ];
 
     /// The signal number.
@@ -43,6 +48,7 @@ impl FaultSignal {
             FaultSignal::Segv => libc::SIGSEGV,
             FaultSignal::Bus => libc::SIGBUS,
             FaultSignal::Ill => libc::SIGILL,
+            FaultSignal::Sys => libc::SIGSYS,
         }
     }
 
@@ -60,8 +66,11 @@ pub struct Fault {
     /// zero or negative when it was sent (`kill`, `tgkill`, `sigqueue`).
     pub code: i32,
     /// `si_addr`: the faulting memory address (SIGSEGV, SIGBUS) or the address of the
-    /// faulting instruction (SIGFPE, SIGILL); 0 when the signal was sent.
+    /// faulting instruction (SIGFPE, SIGILL), the address after the system call instruction
+    /// (SIGSYS); 0 when the signal was sent.
     pub address: usize,
+    /// SIGSYS: the number of the refused system call; 0 otherwise.
+    pub syscall: i32,
 }
 
 impl Fault {
@@ -77,14 +86,36 @@ pub type FaultHook = fn(&Fault);
 
 static HOOK: OnceLock<FaultHook> = OnceLock::new();
 
+/// The start of `siginfo_t` for SIGSYS (`<asm-generic/siginfo.h>`: three ints, padding to the
+/// pointer-aligned union, then `_sigsys { void *_call_addr; int _syscall; unsigned _arch; }`).
+#[repr(C)]
+struct SigSys {
+    signo: i32,
+    errno: i32,
+    code: i32,
+    call_addr: *mut libc::c_void,
+    syscall: i32,
+    arch: u32,
+}
+
 extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
-    let (code, address) = if info.is_null() {
-        (0, 0)
+    let (code, address, syscall) = if info.is_null() {
+        (0, 0, 0)
     } else {
         // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler. `si_addr`
         // is the union member it fills for a fault (`si_code > 0`); for a sent signal the
         // same bytes hold the sender's pid and uid, so the value is discarded below then.
-        unsafe { ((*info).si_code, (*info).si_addr() as usize) }
+        // For SIGSYS the union is `_sigsys` (call address where `si_addr` is, then the
+        // system call number), read through `SigSys`, which mirrors that layout.
+        unsafe {
+            let code = (*info).si_code;
+            let nr = if sig == libc::SIGSYS && code > 0 {
+                (*info.cast::<SigSys>()).syscall
+            } else {
+                0
+            };
+            (code, (*info).si_addr() as usize, nr)
+        }
     };
     let address = if code > 0 { address } else { 0 };
     if let (Some(signal), Some(hook)) = (FaultSignal::from_number(sig), HOOK.get()) {
@@ -92,6 +123,7 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut 
             signal,
             code,
             address,
+            syscall,
         });
     }
     // The hook returned (or none is installed): default action. Restored, then raised again:
@@ -107,7 +139,8 @@ extern "C" fn on_fault(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut 
     }
 }
 
-/// Installs the process-wide handler of SIGFPE, SIGSEGV, SIGBUS and SIGILL calling `hook`.
+/// Installs the process-wide handler of SIGFPE, SIGSEGV, SIGBUS, SIGILL and SIGSYS calling
+/// `hook`.
 /// The hook is set once per process: a second call keeps the first hook (and re-installs
 /// the handler, e.g. after something reset it).
 pub fn install_fault_handlers(hook: FaultHook) -> Result<()> {

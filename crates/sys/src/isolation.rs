@@ -17,3 +17,54 @@ pub fn partition_uid(index: usize) -> u32 {
 pub fn partition_gid(index: usize) -> u32 {
     PARTITION_UID_BASE + index as u32
 }
+
+/// `CAP_SYS_NICE`.
+pub const CAP_SYS_NICE: u32 = 23;
+/// `CAP_SYS_RESOURCE`.
+const CAP_SYS_RESOURCE: u32 = 24;
+
+/// Whether a child of the caller can be given `RLIMIT_RTPRIO` = `limit` (soft and hard): the
+/// caller's hard limit is already that high, or it holds `CAP_SYS_RESOURCE` to raise it. When
+/// it cannot (a container without `CAP_SYS_RESOURCE`, hard limit 0), an unprivileged
+/// partition could never raise a thread's real-time priority, which the partition runtime
+/// must do; the manager then leaves it `CAP_SYS_NICE` (see `docs/threat-model.md`).
+pub fn can_limit_rtprio(limit: u64) -> bool {
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `rl` is a valid rlimit to write to.
+    if unsafe { libc::getrlimit(libc::RLIMIT_RTPRIO, &mut rl) } == 0
+        && (rl.rlim_max == libc::RLIM_INFINITY || rl.rlim_max >= limit)
+    {
+        return true;
+    }
+    effective_caps() & (1 << CAP_SYS_RESOURCE) != 0
+}
+
+/// The caller's effective capability set (bits 0..63).
+fn effective_caps() -> u64 {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let mut h = Header {
+        version: 0x2008_0522,
+        pid: 0,
+    };
+    let mut d = [Data::default(); 2];
+    // SAFETY: a version-3 header and room for the two data structs it fills.
+    let r = unsafe { libc::syscall(libc::SYS_capget, &mut h, d.as_mut_ptr()) };
+    if r != 0 {
+        return 0;
+    }
+    d[0].effective as u64 | (d[1].effective as u64) << 32
+}

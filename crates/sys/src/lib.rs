@@ -17,6 +17,7 @@ pub mod port;
 pub mod port_dir;
 pub mod proc;
 pub mod sched;
+pub mod seccomp;
 pub mod shm;
 pub mod spawn;
 pub mod time;

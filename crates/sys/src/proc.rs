@@ -20,6 +20,19 @@ impl std::fmt::Display for ExitKind {
     }
 }
 
+/// Signal numbers the manager names (it has no libc dependency of its own).
+pub const SIGSYS: i32 = libc::SIGSYS;
+/// See [`SIGSYS`].
+pub const SIGSEGV: i32 = libc::SIGSEGV;
+/// See [`SIGSYS`].
+pub const SIGBUS: i32 = libc::SIGBUS;
+/// See [`SIGSYS`].
+pub const SIGFPE: i32 = libc::SIGFPE;
+/// See [`SIGSYS`].
+pub const SIGILL: i32 = libc::SIGILL;
+/// See [`SIGSYS`].
+pub const SIGKILL: i32 = libc::SIGKILL;
+
 /// Short name of a signal number.
 pub fn signal_name(sig: i32) -> &'static str {
     match sig {

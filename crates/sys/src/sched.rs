@@ -14,11 +14,27 @@ pub fn getpid() -> i32 {
     unsafe { libc::getpid() }
 }
 
-/// Puts thread `tid` (0: the caller) in `SCHED_FIFO` at `priority` (1..=99).
+/// Puts thread `tid` (0: the caller) in `SCHED_FIFO` at `priority` (1..=99). A thread that
+/// already is in `SCHED_FIFO` only gets its priority changed (`sched_setparam`): partitions
+/// start in `SCHED_FIFO` and their seccomp filter refuses `sched_setscheduler`.
 pub fn set_fifo(tid: i32, priority: i32) -> Result<()> {
     let p = libc::sched_param {
         sched_priority: priority,
     };
+    // SAFETY: sched_getscheduler takes a thread id only.
+    let policy = unsafe { libc::sched_getscheduler(tid) };
+    if policy >= 0 && policy & !libc::SCHED_RESET_ON_FORK == libc::SCHED_FIFO {
+        return set_priority(tid, priority);
+    }
+    // Under a seccomp filter (a partition) sched_setscheduler would trap: report the refusal
+    // instead (the partition was not started in SCHED_FIFO, e.g. without privileges).
+    // SAFETY: PR_GET_SECCOMP takes no pointer.
+    if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } == 2 {
+        return Err(SysError::io(
+            "sched_setscheduler(SCHED_FIFO)",
+            std::io::Error::from_raw_os_error(libc::EPERM),
+        ));
+    }
     // SAFETY: `p` is a valid sched_param for the duration of the call.
     check(
         unsafe { libc::sched_setscheduler(tid, libc::SCHED_FIFO, &p) },

@@ -98,6 +98,50 @@ pub struct SpawnSpec {
     /// `RLIMIT_RTPRIO` for the child (the highest SCHED_FIFO priority it may set without
     /// privileges), if any.
     pub rtprio_limit: Option<u64>,
+    /// Privilege drop before `execve` (iso stream): see [`Confinement`].
+    pub confinement: Confinement,
+}
+
+/// What the child gives up before `execve`, in this order: it enters `SCHED_FIFO` (so that it
+/// never needs `sched_setscheduler` again), sets its resource limits, drops every capability
+/// (bounding and ambient sets too), switches to its own user and group (no supplementary
+/// groups), sets `PR_SET_NO_NEW_PRIVS` and loads the seccomp filters. It always starts a
+/// session of its own (`setsid`: `kill(0, ..)` then reaches only the partition) and, when
+/// possible, executes through a descriptor opened by the manager (`execveat` with
+/// `AT_EMPTY_PATH`), so that the executable need not be reachable by path for the new uid.
+#[derive(Debug, Clone, Default)]
+pub struct Confinement {
+    /// `(uid, gid)` to run as (needs root); `None` keeps the manager's identity.
+    pub ids: Option<(u32, u32)>,
+    /// `SCHED_FIFO` priority to start in; `None` leaves the policy inherited.
+    pub fifo_priority: Option<i32>,
+    /// `RLIMIT_NPROC` (processes and threads of the uid).
+    pub nproc_limit: Option<u64>,
+    /// Keep `CAP_SYS_NICE` (as an ambient capability, so that it survives `execve`) when
+    /// `RLIMIT_RTPRIO` cannot be raised for the child: see
+    /// [`crate::isolation::can_limit_rtprio`]. Every other capability is dropped.
+    pub keep_sys_nice: bool,
+    /// Seccomp filters to load (with `PR_SET_NO_NEW_PRIVS`).
+    pub filters: Option<crate::seccomp::Filters>,
+}
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// `struct __user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+
+/// `struct __user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
 }
 
 /// Converts an `OsStr` to a `CString` (error on interior NUL).
@@ -217,10 +261,35 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
     let max_target = spec.fds.iter().map(|&(_, t)| t).max().unwrap_or(2);
     let go_fd = max_target + 1;
     let st_fd = max_target + 2;
-    let base = st_fd + 1;
+    let base = st_fd + 2;
     let mut staged: Vec<RawFd> = vec![-1; spec.fds.len()];
     let staged_ptr = staged.as_mut_ptr();
     let flags = spec.namespaces.flags() | libc::SIGCHLD as libc::c_ulong;
+    // The executable, opened now (as the manager): the child executes this descriptor, so
+    // the partition's uid needs no search permission on the directories above it. If it
+    // cannot be opened, the child's execve by path reports the error.
+    // SAFETY: a NUL-terminated path; the result is checked.
+    let exec_fd = unsafe { libc::open(spec.path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor just opened and owned by nobody else.
+    let exec_owned = (exec_fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(exec_fd) });
+    let ex_fd = max_target + 3;
+    let conf = &spec.confinement;
+    // Mutable copies of the filters: the child writes its own pid into them.
+    let mut filters = conf.filters.clone();
+    let filter_ptrs = filters.as_mut().map(|f| {
+        (
+            f.prefix.as_mut_ptr(),
+            f.prefix.len(),
+            f.main.as_mut_ptr(),
+            f.main.len(),
+        )
+    });
+    let own_pid_slots: &[usize] = conf
+        .filters
+        .as_ref()
+        .map(|f| f.own_pid_slots.as_slice())
+        .unwrap_or(&[]);
+    let empty = c"";
     let proc_c = c"/proc";
     let proc_t = c"proc";
     let root = c"/";
@@ -247,6 +316,8 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             };
             let st = st_w.as_raw_fd();
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            // A session (and process group) of its own: not the manager's.
+            libc::setsid();
             // Default signal dispositions and an empty mask (the manager blocks some).
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
@@ -287,7 +358,32 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     rlim_cur: l,
                     rlim_max: l,
                 };
-                libc::setrlimit(libc::RLIMIT_RTPRIO, &rl);
+                // Without root the limit may not be raisable: the partition then simply
+                // cannot use real-time priorities, as before. As root it must hold, unless
+                // CAP_SYS_NICE is kept for want of it.
+                if libc::setrlimit(libc::RLIMIT_RTPRIO, &rl) != 0
+                    && conf.ids.is_some()
+                    && !conf.keep_sys_nice
+                {
+                    fail(st);
+                }
+            }
+            if let Some(n) = conf.nproc_limit {
+                let rl = libc::rlimit {
+                    rlim_cur: n,
+                    rlim_max: n,
+                };
+                if libc::setrlimit(libc::RLIMIT_NPROC, &rl) != 0 {
+                    fail(st);
+                }
+            }
+            if conf.ids.is_some() {
+                // A partition that crashes in a loop must not fill the disk with core files.
+                let rl = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::setrlimit(libc::RLIMIT_CORE, &rl);
             }
             // Stage every descriptor above all targets (F_DUPFD picks the lowest free number
             // >= base, so it never clobbers a source or a target), then install.
@@ -298,6 +394,15 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                 }
                 *staged_ptr.add(i) = fd;
             }
+            let ex_staged = if exec_fd >= 0 {
+                let fd = libc::fcntl(exec_fd, libc::F_DUPFD_CLOEXEC, base);
+                if fd < 0 {
+                    fail(st);
+                }
+                fd
+            } else {
+                -1
+            };
             let go_staged = libc::fcntl(go_r.as_raw_fd(), libc::F_DUPFD_CLOEXEC, base);
             let st_staged = libc::fcntl(st, libc::F_DUPFD_CLOEXEC, base);
             if go_staged < 0 || st_staged < 0 {
@@ -313,7 +418,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                 fail(st);
             }
             let st = st_fd;
-            libc::syscall(libc::SYS_close_range, (st_fd + 1) as u32, u32::MAX, 0u32);
+            if ex_staged >= 0 && libc::dup3(ex_staged, ex_fd, libc::O_CLOEXEC) < 0 {
+                fail(st);
+            }
+            libc::syscall(libc::SYS_close_range, (ex_fd + 1) as u32, u32::MAX, 0u32);
             // Wait for the manager: it moves us into our cgroups and freezes or stops us first.
             let mut b = 0u8;
             loop {
@@ -329,12 +437,136 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                 }
             }
             libc::close(go_fd);
-            libc::execve(spec.path.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            if let Some(p) = conf.fifo_priority {
+                let sp = libc::sched_param { sched_priority: p };
+                // Refused without privileges: the runtime then runs without real-time
+                // priorities (it cannot enter SCHED_FIFO later under the filter).
+                if libc::sched_setscheduler(0, libc::SCHED_FIFO, &sp) != 0 && conf.ids.is_some() {
+                    fail(st);
+                }
+            }
+            if let Some((uid, gid)) = conf.ids {
+                // Raw system calls: glibc's set*id wrappers would try to synchronise threads
+                // that only exist in the parent.
+                let nice = crate::isolation::CAP_SYS_NICE;
+                let keep: u32 = if conf.keep_sys_nice { 1 << nice } else { 0 };
+                for cap in 0..64 {
+                    if conf.keep_sys_nice && cap == nice {
+                        continue;
+                    }
+                    if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                        if *libc::__errno_location() == libc::EINVAL {
+                            break;
+                        }
+                        fail(st);
+                    }
+                }
+                libc::prctl(
+                    libc::PR_CAP_AMBIENT,
+                    libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                    0,
+                    0,
+                    0,
+                );
+                if conf.keep_sys_nice && libc::prctl(libc::PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 {
+                    fail(st);
+                }
+                if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
+                    || libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0
+                    || libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0
+                {
+                    fail(st);
+                }
+                // Changing uid from 0 cleared the permitted and effective sets (unless
+                // PR_SET_KEEPCAPS); set all three to nothing (or CAP_SYS_NICE alone), make a
+                // kept CAP_SYS_NICE ambient (the only way it survives execve without file
+                // capabilities), and check the result.
+                let mut hdr = CapHeader {
+                    version: LINUX_CAPABILITY_VERSION_3,
+                    pid: 0,
+                };
+                let mut data = [
+                    CapData {
+                        effective: keep,
+                        permitted: keep,
+                        inheritable: keep,
+                    },
+                    CapData::default(),
+                ];
+                if libc::syscall(libc::SYS_capset, &mut hdr, data.as_ptr()) != 0 {
+                    fail(st);
+                }
+                if conf.keep_sys_nice
+                    && libc::prctl(
+                        libc::PR_CAP_AMBIENT,
+                        libc::PR_CAP_AMBIENT_RAISE,
+                        nice as libc::c_ulong,
+                        0,
+                        0,
+                    ) != 0
+                {
+                    fail(st);
+                }
+                data = [CapData::default(); 2];
+                if libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) != 0 {
+                    fail(st);
+                }
+                if data[0].effective != keep
+                    || data[0].permitted != keep
+                    || data[0].inheritable != keep
+                    || data[1].effective != 0
+                    || data[1].permitted != 0
+                    || data[1].inheritable != 0
+                {
+                    *libc::__errno_location() = libc::EPERM;
+                    fail(st);
+                }
+                // A credential change clears the parent-death signal: set it again.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            }
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                fail(st);
+            }
+            if let Some((pre, pre_len, main, main_len)) = filter_ptrs {
+                let me = libc::getpid() as u32;
+                for &i in own_pid_slots {
+                    (*main.add(i)).k = me;
+                }
+                for (ptr, len) in [(pre, pre_len), (main, main_len)] {
+                    let prog = libc::sock_fprog {
+                        len: len as u16,
+                        filter: ptr,
+                    };
+                    if libc::syscall(
+                        libc::SYS_seccomp,
+                        libc::SECCOMP_SET_MODE_FILTER,
+                        0u32,
+                        &prog as *const libc::sock_fprog,
+                    ) != 0
+                    {
+                        fail(st);
+                    }
+                }
+            }
+            if exec_fd >= 0 {
+                libc::syscall(
+                    libc::SYS_execveat,
+                    ex_fd,
+                    empty.as_ptr(),
+                    argv.as_ptr(),
+                    envp.as_ptr(),
+                    libc::AT_EMPTY_PATH,
+                );
+            } else {
+                libc::execve(spec.path.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            }
             fail(st);
         }
     }
     drop(go_r);
     drop(st_w);
+    drop(exec_owned);
+    drop(filters);
     Ok(Spawned {
         pid: pid as i32,
         go: Some(go_w),

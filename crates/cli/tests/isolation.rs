@@ -1,0 +1,603 @@
+//! The hostile-partition suite: each test runs one module twice in the same test, once with
+//! a harmless partition (`quiet`) and once with a hostile one in the same windows, and checks
+//! that the attack fails or is contained, that it is recorded, and that two well-behaved
+//! neighbours keep their message stream and their window-start lateness:
+//!
+//! - `far` (window 0–20 ms of a 100 ms frame) must be unchanged: same stream, lateness p90
+//!   within max(2×, +200 µs) of the baseline (p90: a run has ~25 activations, so a p99 would
+//!   be the single worst one, at the mercy of any other real-time work on the machine);
+//! - `next` (window 80–95 ms, right after the attacker's 50–80 ms) must keep its stream; its
+//!   lateness may grow by what the attacker's many runnable tasks cost to freeze at the
+//!   boundary (bounded by the task limit; see docs/threat-model.md), checked against a wide
+//!   bound of +5 ms.
+//!
+//! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
+//! below. Where the health monitor records something, the assertions go through the `hm`
+//! helpers, which read today's records (partition-level error records in the partition's
+//! log, manager events in `module.log`) and are the one place to retarget when the HM
+//! logbook changes their form.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const FRAME_MS: u64 = 100;
+const RUN: &str = "2500ms";
+/// Memory limit of the attacker partition (bytes).
+const ATTACKER_MEMORY: u64 = 64 << 20;
+
+/// What one run left behind.
+struct Run {
+    log_dir: PathBuf,
+    stdout: String,
+    report: serde_json::Value,
+}
+
+impl Run {
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.log_dir.join(format!("{name}.log"))).unwrap_or_default()
+    }
+
+    fn partition(&self, name: &str) -> &serde_json::Value {
+        self.report["partitions"]
+            .as_array()
+            .and_then(|a| a.iter().find(|p| p["name"] == name))
+            .unwrap_or_else(|| panic!("no partition {name} in {}", self.report))
+    }
+
+    /// `(seq, late_ns)` of every STEADY line of neighbour `name`.
+    fn stream(&self, name: &str) -> Vec<(u64, u64)> {
+        self.log(name)
+            .lines()
+            .filter_map(|l| {
+                let l = l.strip_prefix("STEADY ")?;
+                let mut seq = None;
+                let mut late = None;
+                for f in l.split_whitespace() {
+                    if let Some(v) = f.strip_prefix("seq=") {
+                        seq = v.parse().ok();
+                    } else if let Some(v) = f.strip_prefix("late_ns=") {
+                        late = v.parse().ok();
+                    }
+                }
+                Some((seq?, late?))
+            })
+            .collect()
+    }
+
+    fn context(&self) -> String {
+        format!(
+            "--- report\n{}\n--- module.log\n{}\n--- stdout (tail)\n{}",
+            self.report,
+            self.log("module"),
+            self.stdout
+                .lines()
+                .rev()
+                .take(60)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    }
+}
+
+/// The health-monitor records the suite asserts on (retarget here when the logbook changes).
+mod hm {
+    use super::Run;
+
+    /// Partition-level error records of partition `part` (from its runtime), as text lines.
+    pub fn partition_errors(run: &Run, part: &str) -> Vec<String> {
+        run.log(part)
+            .lines()
+            .filter(|l| l.contains("[partition-level error"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Manager events about partition `part` (module log lines naming it).
+    pub fn manager_events(run: &Run, part: &str) -> Vec<String> {
+        let key = format!("partition {part}");
+        run.log("module")
+            .lines()
+            .filter(|l| l.contains(&key))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Whether some record of `part` (runtime or manager) contains every one of `words`.
+    pub fn recorded(run: &Run, part: &str, words: &[&str]) -> bool {
+        partition_errors(run, part)
+            .into_iter()
+            .chain(manager_events(run, part))
+            .any(|l| words.iter().all(|w| l.contains(w)))
+    }
+}
+
+/// Writes the module: `far`, the attacker slot (`exe`, with `extra` arguments and a memory
+/// limit), `next`.
+fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str) -> PathBuf {
+    let steady = partition_exe("steady");
+    let path = write_module(
+        dir,
+        name,
+        FRAME_MS,
+        &[
+            Part {
+                name: "far",
+                exe: steady.clone(),
+                windows: vec![(0, 20)],
+                extra: vec![token.into()],
+            },
+            Part {
+                name: "attacker",
+                exe,
+                windows: vec![(50, 30)],
+                extra,
+            },
+            Part {
+                name: "next",
+                exe: steady,
+                windows: vec![(80, 15)],
+                extra: vec![token.into()],
+            },
+        ],
+    );
+    // The attacker gets a memory limit (partita:Resources), the rest of the module is as
+    // written by the shared helper.
+    let xml = std::fs::read_to_string(&path).unwrap();
+    let marker = "PartitionName=\"attacker\"";
+    let start = xml.find(marker).expect("attacker partition");
+    let end = start + xml[start..].find("</partita:Executable>").unwrap() + 21;
+    let xml = format!(
+        "{}\n    <partita:Resources memoryBytes=\"{ATTACKER_MEMORY}\"/>{}",
+        &xml[..end],
+        &xml[end..]
+    );
+    std::fs::write(&path, xml).unwrap();
+    path
+}
+
+/// Runs `module`; if `pidfile` is given, writes the host pid of neighbour `far` into it once
+/// the module runs (the attacker reads it).
+fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
+    let log_dir = dir.join(format!(
+        "logs-{}",
+        module.file_stem().unwrap().to_string_lossy()
+    ));
+    let json = log_dir.join("report.json");
+    let _ = std::fs::remove_dir_all(&log_dir);
+    let mut child = partita()
+        .args(["run", "--duration", RUN, "--log-dir"])
+        .arg(&log_dir)
+        .arg("--json")
+        .arg(&json)
+        .arg(module)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(pf) = pidfile {
+        let _ = std::fs::remove_file(pf);
+        let t0 = Instant::now();
+        let far = loop {
+            let found = processes_with(token).into_iter().find(|&p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .map(|c| String::from_utf8_lossy(&c).contains("far\0"))
+                    .unwrap_or(false)
+            });
+            if let Some(p) = found {
+                break p;
+            }
+            if t0.elapsed() > Duration::from_secs(20) || child.try_wait().unwrap().is_some() {
+                let _ = child.kill();
+                let out = child.wait_with_output().unwrap();
+                panic!("neighbour `far` never seen running\n{}", text(&out));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let tmp = pf.with_extension("tmp");
+        std::fs::write(&tmp, format!("{far}\n")).unwrap();
+        std::fs::rename(&tmp, pf).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        processes_with(token).is_empty(),
+        "leftover processes: {:?}",
+        processes_with(token)
+    );
+    Run {
+        log_dir,
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        report,
+    }
+}
+
+fn p90(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v[((v.len() * 90).div_ceil(100))
+        .saturating_sub(1)
+        .min(v.len() - 1)]
+}
+
+/// Neighbour `name` kept its stream (asserted), and its lateness p90 stays within
+/// max(2 × baseline, baseline + `slack_ns`): `Ok((baseline p90, attack p90))`, or the
+/// explanation.
+fn check_neighbour(
+    base: &Run,
+    attack: &Run,
+    name: &str,
+    slack_ns: u64,
+) -> Result<(u64, u64), String> {
+    let b = base.stream(name);
+    let a = attack.stream(name);
+    for (run, s) in [(base, &b), (attack, &a)] {
+        if s.len() < 10 {
+            return Err(format!("{name}: only {} activations", s.len()));
+        }
+        let seqs: Vec<u64> = s.iter().map(|x| x.0).collect();
+        let expect: Vec<u64> = (0..s.len() as u64).collect();
+        assert_eq!(
+            seqs,
+            expect,
+            "{name}: message stream has gaps or repeats\n{}",
+            run.context()
+        );
+    }
+    if a.len() + 3 < b.len() {
+        return Err(format!(
+            "{name}: {} activations with the attacker, {} without",
+            a.len(),
+            b.len()
+        ));
+    }
+    // The first activation includes the partition's start-up.
+    let lb = p90(b[1..].iter().map(|x| x.1).collect());
+    let la = p90(a[1..].iter().map(|x| x.1).collect());
+    let bound = (2 * lb).max(lb + slack_ns);
+    if la > bound {
+        return Err(format!(
+            "{name}: window-start lateness p90 {la} ns with the attacker, {lb} ns without (bound {bound})"
+        ));
+    }
+    Ok((lb, la))
+}
+
+/// Runs the baseline and the attack, checks both neighbours; returns the attack run.
+fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
+    if let Err(r) = capable() {
+        skip(test, &r);
+        return None;
+    }
+    let dir = scratch(&format!("iso-{attacker}"));
+    let token = format!("tok-iso-{attacker}-{}", std::process::id());
+    let pidfile = dir.join("neighbour.pid");
+    let mut extra = Vec::new();
+    if with_pidfile {
+        extra.push(pidfile.display().to_string());
+    }
+    let quiet = module(
+        &dir,
+        "baseline",
+        partition_exe("quiet"),
+        extra.clone(),
+        &token,
+    );
+    let hostile = module(&dir, "hostile", partition_exe(attacker), extra, &token);
+    let pf = with_pidfile.then_some(pidfile.as_path());
+    // Lateness is a timing figure: on a machine shared with other real-time work (other
+    // modules at the same priorities), one pair of runs may be disturbed from outside. The
+    // pair is run again (at most four times in all) before the bound counts as broken; the
+    // streams and records are checked strictly on every attempt.
+    let mut attempt = 1;
+    let (attack, far, next) = loop {
+        let base = run(&dir, &quiet, &token, pf);
+        let attack = run(&dir, &hostile, &token, pf);
+        let r = check_neighbour(&base, &attack, "far", 200_000).and_then(|far| {
+            check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
+        });
+        match r {
+            Ok((far, next)) => break (attack, far, next),
+            Err(e) if attempt < 4 => {
+                println!("RETRY {test} (attempt {attempt}): {e}");
+                attempt += 1;
+            }
+            Err(e) => panic!("{e}\n{}", attack.context()),
+        }
+    };
+    println!(
+        "FIGURES {test}: lateness p90 far {:.1} -> {:.1} us, next {:.1} -> {:.1} us; attacker overrun max {:.1} us; switch lateness max {:.1} us",
+        far.0 as f64 / 1e3,
+        far.1 as f64 / 1e3,
+        next.0 as f64 / 1e3,
+        next.1 as f64 / 1e3,
+        attack.partition("attacker")["overrun"]["max"].as_f64().unwrap_or(0.0) / 1e3,
+        attack.report["cores"][0]["timer_lateness"]["max"].as_f64().unwrap_or(0.0) / 1e3,
+    );
+    Some(attack)
+}
+
+#[test]
+fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_spinner_with_every_signal_blocked_keeps_to_its_windows",
+        "spin_blocked",
+        false,
+    ) else {
+        return;
+    };
+    let p = run.partition("attacker");
+    assert!(p["exit"].is_null(), "{}", run.context());
+    assert!(
+        run.log("attacker").contains("SPIN blocked every signal"),
+        "{}",
+        run.context()
+    );
+    assert!(p["windows"].as_u64().unwrap() >= 20, "{}", run.context());
+}
+
+#[test]
+fn a_spinner_raising_itself_above_the_scheduler_is_stopped() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_spinner_raising_itself_above_the_scheduler_is_stopped",
+        "rt_spinner",
+        false,
+    ) else {
+        return;
+    };
+    let log = run.log("attacker");
+    if log.contains("RTSPIN sched_setparam(99) = 0") {
+        // The partition kept CAP_SYS_NICE (no RLIMIT_RTPRIO on this host): the manager's
+        // priority watch killed it.
+        assert!(
+            hm::recorded(
+                &run,
+                "attacker",
+                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
+            ),
+            "{}",
+            run.context()
+        );
+        assert!(
+            !run.partition("attacker")["exit"].is_null(),
+            "{}",
+            run.context()
+        );
+    } else {
+        // Refused by RLIMIT_RTPRIO: it spins at its own priority, held to its windows.
+        assert!(
+            log.contains("RTSPIN sched_setparam(99) = -1 errno 1"),
+            "{}",
+            run.context()
+        );
+    }
+}
+
+#[test]
+fn a_fork_bomb_stops_at_the_task_limit() {
+    let _g = serial();
+    let Some(run) = suite("a_fork_bomb_stops_at_the_task_limit", "fork_bomb", false) else {
+        return;
+    };
+    assert!(
+        run.log("attacker").contains("FORKBOMB refused after"),
+        "{}",
+        run.context()
+    );
+    assert!(
+        hm::recorded(&run, "attacker", &["task limit", "refused"]),
+        "{}",
+        run.context()
+    );
+}
+
+#[test]
+fn a_thread_bomb_stops_at_the_task_limit() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_thread_bomb_stops_at_the_task_limit",
+        "thread_bomb",
+        false,
+    ) else {
+        return;
+    };
+    assert!(
+        run.log("attacker").contains("THREADBOMB refused after"),
+        "{}",
+        run.context()
+    );
+    assert!(
+        hm::recorded(&run, "attacker", &["task limit", "refused"]),
+        "{}",
+        run.context()
+    );
+}
+
+#[test]
+fn a_partition_allocating_without_end_dies_at_its_memory_limit() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_partition_allocating_without_end_dies_at_its_memory_limit",
+        "memory_hog",
+        false,
+    ) else {
+        return;
+    };
+    assert!(
+        hm::recorded(
+            &run,
+            "attacker",
+            &["SIGKILL", "MEMORY_VIOLATION", "memory limit"]
+        ),
+        "{}",
+        run.context()
+    );
+    // It got no further than its limit.
+    let biggest = run
+        .log("attacker")
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("MEMHOG ")?
+                .strip_suffix(" MiB")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(biggest < ATTACKER_MEMORY >> 20, "{}", run.context());
+}
+
+/// Attacks refused by the seccomp filter: the runtime raises ILLEGAL_REQUEST naming the call.
+const TRAPPED: &[&str] = &[
+    "kill",
+    "tkill",
+    "ptrace",
+    "process_vm_readv",
+    "sched_setscheduler",
+    "setpriority",
+    "sched_setaffinity",
+    "mount",
+    "unshare",
+    "setuid",
+    "bpf",
+    "perf_event_open",
+    "init_module",
+    "socket",
+];
+
+#[test]
+fn forbidden_calls_are_refused_and_recorded() {
+    let _g = serial();
+    let Some(run) = suite("forbidden_calls_are_refused_and_recorded", "attacker", true) else {
+        return;
+    };
+    let log = run.log("attacker");
+    assert!(log.contains("ATTACKS done"), "{}", run.context());
+    for call in TRAPPED {
+        let what = format!("forbidden system call {call} (");
+        assert!(
+            hm::recorded(&run, "attacker", &["ILLEGAL_REQUEST", &what]),
+            "{call}: no ILLEGAL_REQUEST record\n{}",
+            run.context()
+        );
+        assert!(
+            !log.contains(&format!("RESULT {call} ")),
+            "{call} returned\n{}",
+            run.context()
+        );
+    }
+    // Both kill attempts (a neighbour's pid, -1) trapped.
+    let kills = hm::partition_errors(&run, "attacker")
+        .iter()
+        .filter(|l| l.contains("forbidden system call kill ("))
+        .count();
+    assert_eq!(kills, 2, "{}", run.context());
+    // Refused by the kernel, not by the filter: the neighbour's /proc entry does not exist
+    // in the attacker's PID namespace; the cgroup files belong to root.
+    assert!(
+        log.contains("RESULT proc-mem rc=-1 errno=2"),
+        "{}",
+        run.context()
+    );
+    assert!(
+        log.contains("RESULT cgroup-escape rc=-1 errno=13"),
+        "{}",
+        run.context()
+    );
+    // The control: a signal to itself works.
+    assert!(log.contains("RESULT self-signal rc=0"), "{}", run.context());
+    // A priority above the partition's limit: refused by RLIMIT_RTPRIO, or (hosts where the
+    // partition keeps CAP_SYS_NICE) seen by the manager, which kills the partition.
+    if log.contains("RESULT rt-priority-99 rc=0") {
+        assert!(
+            hm::recorded(
+                &run,
+                "attacker",
+                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
+            ),
+            "{}",
+            run.context()
+        );
+    } else {
+        assert!(
+            log.contains("RESULT rt-priority-99 rc=-1 errno=1"),
+            "{}",
+            run.context()
+        );
+    }
+}
+
+#[test]
+fn a_partition_crashing_in_a_loop_is_restarted_without_disturbing_the_others() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_partition_crashing_in_a_loop_is_restarted_without_disturbing_the_others",
+        "crasher",
+        false,
+    ) else {
+        return;
+    };
+    let restarts = run.partition("attacker")["restarts"].as_u64().unwrap();
+    assert!(restarts >= 3, "{restarts} restarts\n{}", run.context());
+    // MEMORY_VIOLATION (5) reached its error handler in each incarnation.
+    let crashes = run
+        .log("attacker")
+        .lines()
+        .filter(|l| l.contains("CRASHER error 5, restarting"))
+        .count() as u64;
+    // (The last restart may have been cut short by the end of the run.)
+    assert!(crashes >= 3 && crashes + 1 >= restarts, "{}", run.context());
+    assert!(
+        hm::recorded(&run, "attacker", &["restarts in COLD_START"]),
+        "{}",
+        run.context()
+    );
+}
+
+#[test]
+fn a_plain_program_sees_only_itself_and_dies_of_a_forbidden_call() {
+    let _g = serial();
+    let Some(run) = suite(
+        "a_plain_program_sees_only_itself_and_dies_of_a_forbidden_call",
+        "proc_view",
+        false,
+    ) else {
+        return;
+    };
+    let log = run.log("attacker");
+    // Its own PID namespace: /proc lists itself only, as PID 1; its own uid, no
+    // capability beyond CAP_SYS_NICE (kept only where RLIMIT_RTPRIO cannot be set).
+    let uid = 61_001; // partita_sys::isolation::partition_uid(1)
+    assert!(
+        log.contains(&format!("PROCVIEW processes=1 pid=1 uid={uid} gid={uid}")),
+        "{}",
+        run.context()
+    );
+    let nice_only = "0000000000800000";
+    let none = "0000000000000000";
+    for cap in ["CapBnd", "CapEff"] {
+        assert!(
+            log.lines()
+                .any(|l| l.starts_with(&format!("PROCVIEW {cap}"))
+                    && (l.ends_with(none) || l.ends_with(nice_only))),
+            "{cap}\n{}",
+            run.context()
+        );
+    }
+    assert!(log.contains("PROCVIEW NoNewPrivs:\t1"), "{}", run.context());
+    assert!(log.contains("PROCVIEW Seccomp:\t2"), "{}", run.context());
+    assert!(!log.contains("ptrace returned"), "{}", run.context());
+    assert!(
+        hm::recorded(&run, "attacker", &["SIGSYS", "ILLEGAL_REQUEST"]),
+        "{}",
+        run.context()
+    );
+}

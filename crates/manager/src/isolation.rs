@@ -1,0 +1,256 @@
+//! What the manager takes away from every partition before it runs (iso stream), and how it
+//! names a partition's death for the health-monitor log. See `docs/threat-model.md`.
+
+use crate::partition::Partition;
+use crate::plan::PartitionSpec;
+use crate::ManagerError;
+use partita_sys::cgroup::Cgroup;
+use partita_sys::proc::ExitKind;
+use partita_sys::spawn::Confinement;
+
+/// Tasks (processes and threads) a partition may have: room for every APEX process, its
+/// abandoned threads (a STOP of a running process leaves one behind) and the runtime's own,
+/// with a floor for small partitions. Enforced by the pids cgroup and `RLIMIT_NPROC`: a fork
+/// or thread bomb ends in `EAGAIN` inside the partition.
+pub(crate) fn task_limit(spec: &PartitionSpec) -> u64 {
+    (4 * spec.max_processes as u64 + 32).max(128)
+}
+
+/// The confinement of partition `index`: its own uid/gid when the manager is root, its
+/// SCHED_FIFO start priority when real-time priorities are used (`rt_priority` > 0), the task
+/// limit, and the seccomp filter unless disabled.
+pub(crate) fn confinement(
+    index: usize,
+    spec: &PartitionSpec,
+    root: bool,
+    rt_priority: u32,
+    seccomp: bool,
+) -> Result<Confinement, ManagerError> {
+    let filters = if seccomp {
+        Some(partita_sys::seccomp::compile().map_err(|e| {
+            partita_sys::SysError::io("seccomp filter", std::io::Error::other(e.to_string()))
+        })?)
+    } else {
+        None
+    };
+    Ok(Confinement {
+        ids: root.then(|| {
+            (
+                partita_sys::isolation::partition_uid(index),
+                partita_sys::isolation::partition_gid(index),
+            )
+        }),
+        fifo_priority: (rt_priority > 0).then_some(rt_priority as i32),
+        // A backstop above the pids cgroup (which then is the limit that is reached and
+        // counted), for hosts without the pids controller.
+        nproc_limit: root.then(|| 2 * task_limit(spec)),
+        keep_sys_nice: root && rt_priority > 0 && !rtprio_limit_possible(),
+        filters,
+    })
+}
+
+/// Whether partitions can be given `RLIMIT_RTPRIO` (run priority + 1); probed once.
+pub(crate) fn rtprio_limit_possible() -> bool {
+    static CAN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CAN.get_or_init(|| {
+        partita_sys::isolation::can_limit_rtprio(crate::PARTITION_RUN_PRIORITY as u64 + 1)
+    })
+}
+
+/// The run-report note when the seccomp filter is off.
+pub(crate) const NO_SECCOMP_NOTE: &str =
+    "partitions run without the seccomp filter (--no-seccomp): forbidden system calls are not refused";
+
+/// The run-report note when partitions keep `CAP_SYS_NICE`.
+pub(crate) const SYS_NICE_NOTE: &str = "the host does not allow raising RLIMIT_RTPRIO (no CAP_SYS_RESOURCE): partitions keep CAP_SYS_NICE so that their runtime can raise its threads' real-time priorities, and could raise them above the scheduler threads (see docs/threat-model.md)";
+
+/// Sets the memory limit on `g`, swap included when the kernel accounts swap
+/// (`memory.memsw.limit_in_bytes`), so that a partition cannot page its excess out.
+pub(crate) fn limit_memory(g: &Cgroup, limit: u64) -> Result<(), ManagerError> {
+    g.write("memory.limit_in_bytes", &limit.to_string())?;
+    if g.dir().join("memory.memsw.limit_in_bytes").exists() {
+        g.write("memory.memsw.limit_in_bytes", &limit.to_string())?;
+    }
+    Ok(())
+}
+
+/// How many times the kernel's OOM killer acted in the partition's memory cgroup.
+pub(crate) fn oom_kills(p: &Partition) -> u64 {
+    let Some(g) = p
+        .groups
+        .iter()
+        .find(|g| g.dir().join("memory.oom_control").exists())
+    else {
+        return 0;
+    };
+    g.read("memory.oom_control")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("oom_kill "))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The health-monitor error a partition's death stands for, if any: a forbidden system call
+/// (SIGSYS from the seccomp filter), a memory or arithmetic fault not handled by its
+/// runtime, or the memory limit (a SIGKILL by the OOM killer of its memory cgroup).
+pub(crate) fn death_error(how: ExitKind, oom_kills: u64) -> Option<&'static str> {
+    match how {
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGSYS => {
+            Some("ILLEGAL_REQUEST (a forbidden system call)")
+        }
+        ExitKind::Signaled(s)
+            if s == partita_sys::proc::SIGSEGV || s == partita_sys::proc::SIGBUS =>
+        {
+            Some("MEMORY_VIOLATION")
+        }
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGFPE => Some("NUMERIC_ERROR"),
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGILL => Some("HARDWARE_FAULT"),
+        ExitKind::Signaled(s) if s == partita_sys::proc::SIGKILL && oom_kills > 0 => {
+            Some("MEMORY_VIOLATION (memory limit exceeded)")
+        }
+        _ => None,
+    }
+}
+
+/// The real-time priority of thread `tid` (host pid namespace), from `/proc/<tid>/stat`.
+fn rt_priority(tid: i32) -> Option<u32> {
+    let s = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3 (state);
+    // rt_priority is field 40.
+    let rest = &s[s.rfind(')')? + 1..];
+    rest.split_whitespace()
+        .nth(40 - 3)
+        .and_then(|v| v.parse().ok())
+}
+
+/// Watches partitions' real-time priorities when they keep `CAP_SYS_NICE` (see
+/// [`rtprio_limit_possible`]): the kernel then does not stop a partition from raising a
+/// thread above the runtime's timer priority (run + 1), up to above the scheduler threads.
+/// A partition seen doing so is killed (SIGKILL to every process of its cgroup) and the
+/// error is logged as ILLEGAL_REQUEST. Called from the supervisor's loop (every ~10 ms), so
+/// a spinning thread above the scheduler can delay one boundary of its core by that much.
+pub(crate) struct PriorityWatch {
+    enabled: bool,
+    killed: Vec<bool>,
+}
+
+impl PriorityWatch {
+    pub(crate) fn new(parts: &[std::sync::Arc<Partition>], rt: bool) -> Self {
+        PriorityWatch {
+            enabled: rt && partita_sys::proc::is_root() && !rtprio_limit_possible(),
+            killed: vec![false; parts.len()],
+        }
+    }
+
+    /// One round over every partition.
+    pub(crate) fn check(
+        &mut self,
+        parts: &[std::sync::Arc<Partition>],
+        output: &crate::output::Output,
+    ) {
+        if !self.enabled {
+            return;
+        }
+        let limit = crate::PARTITION_RUN_PRIORITY as u32 + 1;
+        for (i, p) in parts.iter().enumerate() {
+            let Some(g) = &p.membership else { continue };
+            let tasks = g
+                .read("tasks")
+                .or_else(|_| g.read("cgroup.threads"))
+                .unwrap_or_default();
+            let mut offender = None;
+            for tid in tasks.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                if let Some(prio) = rt_priority(tid).filter(|&pr| pr > limit) {
+                    offender = Some((tid, prio));
+                    break;
+                }
+            }
+            match offender {
+                Some((tid, prio)) => {
+                    for pid in g.processes() {
+                        let _ = partita_sys::proc::kill(pid, partita_sys::proc::SIGKILL);
+                    }
+                    if !self.killed[i] {
+                        self.killed[i] = true;
+                        output.event(&format!(
+                            "partition {}: ILLEGAL_REQUEST (thread {tid} raised its real-time priority to {prio}, above {limit}): partition killed",
+                            p.spec.name
+                        ));
+                    }
+                }
+                None => self.killed[i] = false,
+            }
+        }
+    }
+}
+
+/// Logs, at the end of a run, how often each partition hit its task limit (pids cgroup
+/// `pids.events`) and its memory limit (`memory.failcnt`): refused forks and allocations
+/// are contained inside the partition but recorded here.
+pub(crate) fn log_limit_events(
+    parts: &[std::sync::Arc<Partition>],
+    output: &crate::output::Output,
+) {
+    for p in parts {
+        for g in &p.groups {
+            if let Ok(ev) = g.read("pids.events") {
+                let hits: u64 = ev
+                    .lines()
+                    .find_map(|l| l.strip_prefix("max "))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+                if hits > 0 {
+                    output.event(&format!(
+                        "partition {}: task limit ({}) reached, {hits} forks or thread creations refused",
+                        p.spec.name,
+                        task_limit(&p.spec)
+                    ));
+                }
+            }
+            if let Ok(fc) = g.read("memory.failcnt") {
+                let hits: u64 = fc.trim().parse().unwrap_or(0);
+                if hits > 0 {
+                    output.event(&format!(
+                        "partition {}: memory limit reached {hits} times ({} OOM kills)",
+                        p.spec.name,
+                        oom_kills(p)
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_real_time_priorities() {
+        // This test thread runs in SCHED_OTHER: real-time priority 0.
+        assert_eq!(rt_priority(partita_sys::sched::gettid()), Some(0));
+        assert_eq!(rt_priority(-5), None);
+    }
+
+    #[test]
+    fn deaths_map_to_errors() {
+        use partita_sys::proc::*;
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGSYS), 0),
+            Some("ILLEGAL_REQUEST (a forbidden system call)")
+        );
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGSEGV), 0),
+            Some("MEMORY_VIOLATION")
+        );
+        assert_eq!(death_error(ExitKind::Signaled(SIGKILL), 0), None);
+        assert_eq!(
+            death_error(ExitKind::Signaled(SIGKILL), 1),
+            Some("MEMORY_VIOLATION (memory limit exceeded)")
+        );
+        assert_eq!(death_error(ExitKind::Exited(0), 3), None);
+    }
+}

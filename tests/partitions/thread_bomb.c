@@ -1,0 +1,34 @@
+/* Hostile: creates threads until refused, then keeps trying; every thread spins. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (volatile unsigned long n = 0;; n++) {
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    long made = 0;
+    int reported = 0;
+    for (;;) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 65536);
+        int e = pthread_create(&t, &a, spin, NULL);
+        pthread_attr_destroy(&a);
+        if (e == 0) {
+            made++;
+        } else if (!reported) {
+            printf("THREADBOMB refused after %ld threads: %s\n", made, strerror(e));
+            fflush(stdout);
+            reported = 1;
+        }
+    }
+}
