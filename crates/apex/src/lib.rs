@@ -5,6 +5,7 @@
 //! crate adds the Linux glue ([`runtime`]), a safe Rust API ([`api`]), the C binding
 //! ([`ffi`]) and the C type mirrors ([`types`]).
 
+pub mod affinity;
 pub mod api;
 pub mod ffi;
 pub mod runtime;

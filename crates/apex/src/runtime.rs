@@ -141,6 +141,8 @@ struct Slot {
     /// The SCHED_FIFO priority last given to the slot's thread, so that the dispatcher skips
     /// the system call when it would not change anything (the common case on a hand-off).
     prio: AtomicI32,
+    /// apex3: the core the slot's thread last moved itself to (see [`crate::affinity`]).
+    pinned: AtomicU32,
 }
 
 impl Slot {
@@ -155,6 +157,7 @@ impl Slot {
             abandoned: AtomicBool::new(false),
             at_top: AtomicBool::new(true),
             prio: AtomicI32::new(0),
+            pinned: AtomicU32::new(crate::affinity::UNPINNED),
         }
     }
 }
@@ -357,7 +360,8 @@ impl Runtime {
             standalone,
             idle: AtomicBool::new(false),
         };
-        let _ = cpus;
+        // Pins the main thread to core 0 (see crate::affinity).
+        crate::affinity::init(cpus);
         ME.with(|m| m.set(Some(Runner::Main)));
         // Hardware faults of the runtime's threads go to the health monitor.
         if let Err(e) = partita_sys::fault::install_fault_handlers(on_fault) {
@@ -652,6 +656,8 @@ impl Runtime {
         let mut lowered = false;
         loop {
             let w = slot.word.load(Ordering::Acquire);
+            // A new core (initialisation): the thread moves itself there (crate::affinity).
+            crate::affinity::follow(&slot.core, &slot.pinned);
             let designated = self.is_designated(me, &slot) && !self.idle.load(Ordering::Acquire);
             // Checked after the designation: a restart designates the same runner, but only
             // after the incarnation changed.
@@ -779,7 +785,11 @@ impl Runtime {
                 slot.core.store(core, Ordering::Release);
             }
             Ok(())
-        })
+        })?;
+        if let Some(slot) = self.slot(Runner::Process(pid)) {
+            crate::affinity::request_move(&slot.word, &slot.pinned, core);
+        }
+        Ok(())
     }
 
     /// CREATE_PROCESS: creates the process in the kernel and its thread (which sleeps until
@@ -850,7 +860,11 @@ impl Runtime {
                 slot.core.store(core, Ordering::Release);
             }
             Ok(())
-        })
+        })?;
+        if let Some(slot) = self.slot(Runner::ErrorHandler) {
+            crate::affinity::request_move(&slot.word, &slot.pinned, core);
+        }
+        Ok(())
     }
 
     /// A hardware fault of the calling thread (`me`), from the fault signal handler: raised
@@ -918,6 +932,8 @@ impl Runtime {
         ME.with(|m| m.set(Some(me)));
         INCARNATION.with(|c| c.set(incarnation));
         thread_fault_setup(slot.stack);
+        // A fresh thread moves itself to its slot's core before it can be designated.
+        crate::affinity::follow(&slot.core, &slot.pinned);
         slot.tid
             .store(partita_sys::sched::gettid(), Ordering::Release);
         if self.rt_run > 0 && partita_sys::sched::set_fifo(0, self.rt_run - 10).is_ok() {

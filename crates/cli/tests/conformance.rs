@@ -15,7 +15,8 @@
 //! The module is described by a line `@module key=value...` in the source (defaults:
 //! `frame=100 windows=0:90 duration=1000`, all in ms). `filler=S:D,...` adds a second
 //! partition (`tests/conformance/filler.c`) with those windows, so the scenario's partition is
-//! frozen outside its own windows.
+//! frozen outside its own windows. A window `S:D@C` is on processor core `C` (`partita:Core`;
+//! default 0): a partition with windows on two cores has two APEX processor cores.
 //!
 //! `CONFORMANCE_ONLY=<substring>` runs only the matching scenarios; `CONFORMANCE_BLESS=1`
 //! overwrites the `.expected` files with the actual traces (a development aid: review every
@@ -101,20 +102,27 @@ fn build(src: &Path, out: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// One window: start, duration (ms), core.
+type Window = (u64, u64, u32);
+
 /// The `@module` line of a scenario.
 struct ModuleSpec {
     frame: u64,
-    windows: Vec<(u64, u64)>,
-    filler: Vec<(u64, u64)>,
+    windows: Vec<Window>,
+    filler: Vec<Window>,
     duration: u64,
 }
 
-fn parse_windows(v: &str) -> Vec<(u64, u64)> {
+fn parse_windows(v: &str) -> Vec<Window> {
     v.split(',')
         .filter(|w| !w.is_empty())
         .map(|w| {
-            let (s, d) = w.split_once(':').expect("window START:DURATION");
-            (s.parse().unwrap(), d.parse().unwrap())
+            let (w, core) = match w.split_once('@') {
+                Some((w, c)) => (w, c.parse().expect("window core")),
+                None => (w, 0),
+            };
+            let (s, d) = w.split_once(':').expect("window START:DURATION[@CORE]");
+            (s.parse().unwrap(), d.parse().unwrap(), core)
         })
         .collect()
 }
@@ -122,7 +130,7 @@ fn parse_windows(v: &str) -> Vec<(u64, u64)> {
 fn module_spec(src: &str) -> ModuleSpec {
     let mut m = ModuleSpec {
         frame: 100,
-        windows: vec![(0, 90)],
+        windows: vec![(0, 90, 0)],
         filler: vec![],
         duration: 1000,
     };
@@ -147,7 +155,7 @@ fn module_spec(src: &str) -> ModuleSpec {
 /// Writes the module: partition `conf` (the scenario), and `filler` when asked.
 fn write_conf_module(dir: &Path, spec: &ModuleSpec, exe: &Path, filler: &Path) -> PathBuf {
     let secs = |ms: u64| format!("{}", ms as f64 / 1000.0);
-    type Windows = Vec<(u64, u64)>;
+    type Windows = Vec<Window>;
     let mut parts: Vec<(&str, &Path, &Windows)> = vec![("conf", exe, &spec.windows)];
     if !spec.filler.is_empty() {
         parts.push(("filler", filler, &spec.filler));
@@ -168,16 +176,23 @@ fn write_conf_module(dir: &Path, spec: &ModuleSpec, exe: &Path, filler: &Path) -
     );
     let mut wid = 1;
     for (i, (name, _, wins)) in parts.iter().enumerate() {
-        let dur: u64 = wins.iter().map(|w| w.1).sum();
+        // The partition's duration per period: its windows on its first core.
+        let first = wins.iter().map(|w| w.2).min().unwrap_or(0);
+        let dur: u64 = wins.iter().filter(|w| w.2 == first).map(|w| w.1).sum();
         x += &format!(
             "    <Partition_Schedule PartitionIdentifier=\"{}\" PartitionName=\"{name}\" PeriodSeconds=\"{}\" PeriodDurationSeconds=\"{}\">\n",
             i + 1,
             secs(spec.frame),
             secs(dur)
         );
-        for (j, &(s, d)) in wins.iter().enumerate() {
+        for (j, &(s, d, core)) in wins.iter().enumerate() {
+            let core = if core == 0 {
+                String::new()
+            } else {
+                format!(" partita:Core=\"{core}\"")
+            };
             x += &format!(
-                "      <Window_Schedule WindowIdentifier=\"{wid}\" WindowStartSeconds=\"{}\" WindowDurationSeconds=\"{}\" PartitionPeriodStart=\"{}\"/>\n",
+                "      <Window_Schedule WindowIdentifier=\"{wid}\" WindowStartSeconds=\"{}\" WindowDurationSeconds=\"{}\" PartitionPeriodStart=\"{}\"{core}/>\n",
                 secs(s),
                 secs(d),
                 j == 0
