@@ -541,8 +541,9 @@ impl Kernel {
 
     /// INITIALIZE_PROCESS_CORE_AFFINITY (core ids are `0..cores`).
     ///
-    /// Errors: `InvalidParam` (unknown process, core out of range),
-    /// `InvalidMode` (NORMAL mode).
+    /// Errors: `InvalidParam` (unknown process), `InvalidConfig` (core not
+    /// assigned to the partition: like CONFIGURE_ERROR_HANDLER, the cores
+    /// are configuration), `InvalidMode` (NORMAL mode).
     pub fn initialize_process_core_affinity(
         &mut self,
         now: SystemTime,
@@ -554,7 +555,7 @@ impl Kernel {
             k.caller(caller)?;
             let i = k.pidx(pid)?;
             if core >= k.cfg.cores {
-                return Err(ReturnCode::InvalidParam);
+                return Err(ReturnCode::InvalidConfig);
             }
             if !k.is_init_mode() {
                 return Err(ReturnCode::InvalidMode);

@@ -400,7 +400,7 @@ fn ids_index_and_cores() {
     );
     assert_eq!(
         k.initialize_process_core_affinity(0, MAIN, b, 2),
-        Err(InvalidParam)
+        Err(InvalidConfig)
     );
     k.initialize_process_core_affinity(0, MAIN, b, 1).unwrap();
     k.start(0, MAIN, a).unwrap();
