@@ -617,6 +617,7 @@ impl Runtime {
             Runner::Process(pid) => format!("apex-{}", pid.0),
             _ => "apex-error-handler".to_string(),
         };
+        let spawned = slot.clone();
         std::thread::Builder::new()
             .name(name)
             .stack_size(stack)
@@ -624,6 +625,16 @@ impl Runtime {
             .map_err(|_| ReturnCode::InvalidConfig)?;
         while ready.load(Ordering::Acquire) == 0 {
             partita_sys::futex::wait(&ready, 0, None, false);
+        }
+        // apex3: the new thread inherited the spawner's SCHED_FIFO priority (at least the
+        // running priority), so it reached `ready` without being preempted by the designated
+        // thread of its core; now it drops below the running priority. Before this, a thread
+        // spawned by the timer thread lowered itself first and then waited behind a computing
+        // process while the timer thread held the kernel lock: a deadline miss reached the
+        // error handler only when that process next called a service.
+        let tid = spawned.tid.load(Ordering::Acquire);
+        if self.rt_run > 0 && partita_sys::sched::set_priority(tid, self.rt_run - 10).is_ok() {
+            spawned.prio.store(self.rt_run - 10, Ordering::Release);
         }
         Ok(())
     }
@@ -936,9 +947,9 @@ impl Runtime {
         crate::affinity::follow(&slot.core, &slot.pinned);
         slot.tid
             .store(partita_sys::sched::gettid(), Ordering::Release);
-        if self.rt_run > 0 && partita_sys::sched::set_fifo(0, self.rt_run - 10).is_ok() {
-            slot.prio.store(self.rt_run - 10, Ordering::Release);
-        }
+        // The spawner lowers this thread once `ready` is set (see spawn_thread): lowering
+        // itself here could leave it preempted before `ready` while the spawner waits with
+        // the kernel locked.
         ready.store(1, Ordering::Release);
         partita_sys::futex::wake(&ready, 1, false);
         loop {
