@@ -355,7 +355,8 @@ impl Kernel {
     /// becomes "suspended while waiting".
     ///
     /// Errors: `InvalidParam` (unknown or caller itself), `InvalidMode`
-    /// (DORMANT or periodic process), `NoAction` (already suspended).
+    /// (DORMANT or periodic process, mutex owner, process waiting on a mutex),
+    /// `NoAction` (already suspended).
     pub fn suspend(
         &mut self,
         now: SystemTime,
@@ -369,7 +370,11 @@ impl Kernel {
                 return Err(ReturnCode::InvalidParam);
             }
             let p = &mut k.procs[i];
-            if p.state == ProcessState::Dormant || p.is_periodic() {
+            // A mutex owner, or a process queued on a mutex, cannot be suspended (ARINC 653
+            // Part 1 SUSPEND: it would hold up the mutex, or be handed it while suspended).
+            let mutex_bound =
+                p.mutex.is_some() || matches!(p.wait, Wait::Object(ObjRef::Mutex(_)));
+            if p.state == ProcessState::Dormant || p.is_periodic() || mutex_bound {
                 return Err(ReturnCode::InvalidMode);
             }
             if p.suspended || p.wait == Wait::SelfSuspend {
