@@ -192,7 +192,8 @@ impl Kernel {
 
     /// START.
     ///
-    /// Errors: `InvalidParam` (unknown process), `NoAction` (not DORMANT).
+    /// Errors: `InvalidParam` (unknown process), `InvalidConfig` (the
+    /// deadline would overflow the clock), `NoAction` (not DORMANT).
     pub fn start(
         &mut self,
         now: SystemTime,
@@ -204,8 +205,10 @@ impl Kernel {
 
     /// DELAYED_START.
     ///
-    /// Errors: `InvalidParam` (unknown process, delay negative or infinite,
-    /// periodic process with delay >= period), `NoAction` (not DORMANT).
+    /// Errors: `InvalidParam` (unknown process, delay negative, infinite or
+    /// overflowing the clock, periodic process with delay >= period),
+    /// `InvalidConfig` (the deadline would overflow the clock), `NoAction`
+    /// (not DORMANT).
     pub fn delayed_start(
         &mut self,
         now: SystemTime,
@@ -234,6 +237,14 @@ impl Kernel {
             }
             if k.procs[i].is_periodic() && delay >= k.procs[i].attrs.period {
                 return Err(ReturnCode::InvalidParam);
+            }
+            // DELAY_TIME out of range: the release time would overflow the clock.
+            let release = Self::expiry(now, delay)?;
+            // The deadline (release + time capacity) out of range: INVALID_CONFIG.
+            let cap = k.procs[i].attrs.time_capacity;
+            if cap != INFINITE_TIME_VALUE && release.checked_add(cap).is_none_or(|d| d == NO_TIMER)
+            {
+                return Err(ReturnCode::InvalidConfig);
             }
             k.reset_for_start(i);
             if k.mode == OperatingMode::Normal {

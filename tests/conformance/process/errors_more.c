@@ -2,7 +2,7 @@
  * process/errors_more - return codes not covered by process/errors:
  * SUSPEND_SELF from the main process, with a negative or zero time-out;
  * DELAYED_START of an unknown or non-DORMANT process or with an infinite
- * delay; RESUME of an unknown or non-suspended process; LOCK_PREEMPTION
+ * or overflowing delay; RESUME of an unknown or non-suspended process; LOCK_PREEMPTION
  * beyond MAX_LOCK_LEVEL; GET_PROCESS_MUTEX_STATE (unknown process, nothing
  * owned, the preemption lock).
  */
@@ -39,6 +39,8 @@ static void ctl_main(void)
     TRC("ctl: DELAYED_START(w, READY)", rc);
     DELAYED_START(x, INFINITE_TIME_VALUE, &rc);
     TRC("ctl: DELAYED_START(x, INFINITE_TIME_VALUE)", rc);
+    DELAYED_START(x, 0x7ffffffffffffff0LL, &rc);
+    TRC("ctl: DELAYED_START(x, delay overflowing the clock)", rc);
     RESUME(9999, &rc);
     TRC("ctl: RESUME(unknown id)", rc);
     RESUME(w, &rc);
