@@ -383,8 +383,7 @@ impl Kernel {
             let p = &mut k.procs[i];
             // A mutex owner, or a process queued on a mutex, cannot be suspended (ARINC 653
             // Part 1 SUSPEND: it would hold up the mutex, or be handed it while suspended).
-            let mutex_bound =
-                p.mutex.is_some() || matches!(p.wait, Wait::Object(ObjRef::Mutex(_)));
+            let mutex_bound = p.mutex.is_some() || matches!(p.wait, Wait::Object(ObjRef::Mutex(_)));
             if p.state == ProcessState::Dormant || p.is_periodic() || mutex_bound {
                 return Err(ReturnCode::InvalidMode);
             }

@@ -478,11 +478,18 @@ fn start_times_out_of_range() {
     let ctl = spawn(&mut k, "CTL", 9);
     let a = aperiodic(&mut k, "A", 5);
     let big = k
-        .create_process(0, MAIN, &attrs("BIG", 5, INFINITE_TIME_VALUE, i64::MAX - 10))
+        .create_process(
+            0,
+            MAIN,
+            &attrs("BIG", 5, INFINITE_TIME_VALUE, i64::MAX - 10),
+        )
         .unwrap();
     normal(&mut k, 0);
     // The release time would overflow the clock: DELAY_TIME out of range.
-    assert_eq!(k.delayed_start(MS, pr(ctl), a, i64::MAX - 5), Err(InvalidParam));
+    assert_eq!(
+        k.delayed_start(MS, pr(ctl), a, i64::MAX - 5),
+        Err(InvalidParam)
+    );
     // The deadline (release + TIME_CAPACITY) would overflow: INVALID_CONFIG.
     assert_eq!(k.start(MS, pr(ctl), big), Err(InvalidConfig));
     assert_eq!(state(&k, big), ProcessState::Dormant);

@@ -5,6 +5,8 @@
 //! crate adds the Linux glue ([`runtime`]), a safe Rust API ([`api`]), the C binding
 //! ([`ffi`]) and the C type mirrors ([`types`]).
 
+#[cfg(feature = "a653rs")]
+pub mod a653rs;
 pub mod affinity;
 pub mod api;
 pub mod ffi;

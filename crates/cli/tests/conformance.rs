@@ -350,9 +350,18 @@ fn apex_conformance_scenarios() {
     for s in &all {
         // A scenario on more processor cores than the host has cannot run here.
         let spec = module_spec(&std::fs::read_to_string(&s.src).unwrap());
-        let cores = spec.windows.iter().chain(&spec.filler).map(|w| w.2 as usize + 1).max();
+        let cores = spec
+            .windows
+            .iter()
+            .chain(&spec.filler)
+            .map(|w| w.2 as usize + 1)
+            .max();
         if cores.unwrap_or(1) > cpus {
-            println!("SKIPPED {}: needs {} CPUs, the host has {cpus}", s.id(), cores.unwrap_or(1));
+            println!(
+                "SKIPPED {}: needs {} CPUs, the host has {cpus}",
+                s.id(),
+                cores.unwrap_or(1)
+            );
             continue;
         }
         let bug = std::fs::read_to_string(s.sibling("bug")).ok();
