@@ -10,6 +10,7 @@ pub mod a653rs;
 pub mod affinity;
 pub mod api;
 pub mod ffi;
+pub mod reclaim;
 pub mod runtime;
 pub mod types;
 

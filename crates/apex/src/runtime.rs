@@ -29,7 +29,8 @@
 //! Limitation: an abandoned thread is never killed. Until it reaches the runtime it keeps
 //! executing the stopped process's code (at the demoted priority, so only when nothing
 //! designated is runnable), and anything it holds stays held: a libc lock (malloc, stdio)
-//! taken when it was stopped is never released, and its stack is not reclaimed.
+//! taken when it was stopped is never released; when it parks it gives back its dead stack
+//! pages and its signal stack (`crate::reclaim`), not its address range or kernel task.
 //!
 //! # Error handler
 //! CREATE_ERROR_HANDLER gives the handler a slot and a thread like a process
@@ -413,6 +414,8 @@ impl Runtime {
     /// The end of an abandoned thread (or of a thread whose process stopped itself): it
     /// never returns to application code and never touches the kernel again.
     fn park_forever(&self) -> ! {
+        // apex3: give back the memory it no longer needs (crate::reclaim).
+        crate::reclaim::before_parking_forever();
         loop {
             std::thread::park();
         }
@@ -912,6 +915,7 @@ impl Runtime {
                 // A thread of a stopped process, still in its code: the process it belonged
                 // to is gone (or restarted on a fresh thread); nothing to report.
                 drop(k);
+                crate::reclaim::before_parking_forever();
                 partita_sys::fault::park_thread_forever()
             }
         }
@@ -930,6 +934,7 @@ impl Runtime {
         if me == Runner::Main {
             return;
         }
+        crate::reclaim::before_parking_forever();
         partita_sys::fault::park_thread_forever()
     }
 

@@ -17,6 +17,7 @@ pub mod proc;
 pub mod sched;
 pub mod shm;
 pub mod spawn;
+pub mod stack;
 pub mod time;
 
 use std::io;
