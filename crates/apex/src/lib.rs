@@ -10,6 +10,7 @@ pub mod a653rs;
 pub mod affinity;
 pub mod api;
 pub mod ffi;
+mod idle;
 pub mod reclaim;
 pub mod runtime;
 pub mod types;

@@ -26,9 +26,10 @@
 //! touching the kernel. The next START spawns a fresh thread for the slot. A thread that is
 //! waiting at the top of its loop (never ran, or returned from its entry point) is reused.
 //!
-//! Limitation: an abandoned thread is never killed. Until it reaches the runtime it keeps
-//! executing the stopped process's code (at the demoted priority, so only when nothing
-//! designated is runnable), and anything it holds stays held: a libc lock (malloc, stdio)
+//! Limitation: an abandoned thread is never killed. Until it reaches the runtime it may keep
+//! executing the stopped process's code (at the demoted priority, so only when a designated
+//! thread of its core blocks outside APEX: an idle core is held by `crate::idle`), and
+//! anything it holds stays held: a libc lock (malloc, stdio)
 //! taken when it was stopped is never released; when it parks it gives back its dead stack
 //! pages and its signal stack (`crate::reclaim`), not its address range or kernel task.
 //!
@@ -144,6 +145,8 @@ struct Slot {
     prio: AtomicI32,
     /// apex3: the core the slot's thread last moved itself to (see [`crate::affinity`]).
     pinned: AtomicU32,
+    /// apex3: the thread was demoted while in application code (see [`crate::idle`]).
+    demoted: AtomicBool,
 }
 
 impl Slot {
@@ -159,6 +162,7 @@ impl Slot {
             at_top: AtomicBool::new(true),
             prio: AtomicI32::new(0),
             pinned: AtomicU32::new(crate::affinity::UNPINNED),
+            demoted: AtomicBool::new(false),
         }
     }
 }
@@ -426,6 +430,8 @@ impl Runtime {
         let me = self.caller()?;
         let k = self.lock();
         if let Some(slot) = self.slot(me) {
+            // Back in the runtime: no longer a demoted runner (crate::idle).
+            crate::idle::clear_demoted(&slot.demoted);
             if self.is_abandoned(me, &slot) {
                 drop(k);
                 self.park_forever();
@@ -511,15 +517,19 @@ impl Runtime {
                 // the kernel lock, and it parks on its futex once it has released it.
                 if prev_runner != self.me() {
                     self.set_prio(&prev, self.rt_run - 10);
+                    crate::idle::mark_demoted(&prev.demoted);
                 }
                 prev.word.fetch_add(1, Ordering::Release);
             }
             if let Some(next) = want.and_then(|r| self.slot(r)) {
                 self.set_prio(&next, self.rt_run);
+                crate::idle::clear_demoted(&next.demoted);
                 next.word.fetch_add(1, Ordering::Release);
                 partita_sys::futex::wake(&next.word, u32::MAX, false);
             }
         }
+        // apex3: an idle core must not run a demoted thread (crate::idle).
+        crate::idle::update(|c| k.running(c).is_none(), |c| self.any_demoted_on(c));
         for e in effects {
             match e {
                 Effect::DeadlineMissed { process, deadline } => {
@@ -550,6 +560,18 @@ impl Runtime {
             self.timer_word.fetch_add(1, Ordering::Release);
             partita_sys::futex::wake(&self.timer_word, 1, false);
         }
+    }
+
+    /// Whether a demoted thread is bound to `core` (see [`crate::idle`]).
+    fn any_demoted_on(&self, core: u32) -> bool {
+        let on =
+            |s: &Slot| s.demoted.load(Ordering::Acquire) && s.core.load(Ordering::Acquire) == core;
+        self.slots
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|s| on(s))
+            || self.handler.get().is_some_and(|s| on(s))
     }
 
     /// ProcessStopped / ErrorHandlerStopped: unless its thread waits at the top of its loop,
@@ -988,6 +1010,10 @@ impl Runtime {
 
     /// SET_PARTITION_MODE.
     pub fn set_partition_mode(&'static self, mode: OperatingMode) -> Result<(), ReturnCode> {
+        if mode == OperatingMode::Normal && self.me() == Some(Runner::Main) {
+            // apex3: the per-core idle holders, started while only the main process runs.
+            crate::idle::start(self.designated.len(), self.rt_run);
+        }
         let (me, mut k) = self.enter()?;
         let now = self.now();
         k.set_partition_mode(now, me, mode)?;
