@@ -500,7 +500,9 @@ extern void GET_PROCESS_STATUS(
 /*
  * INITIALIZE_PROCESS_CORE_AFFINITY: bind PROCESS_ID to one of the
  * partition's cores (0-based; CORE_AFFINITY_NO_PREFERENCE: core 0).  Only
- * allowed before the partition enters NORMAL mode.
+ * allowed before the partition enters NORMAL mode.  The process's thread is
+ * pinned to the host CPU of that core.  INVALID_PARAM: unknown process;
+ * INVALID_CONFIG: core not assigned to the partition; INVALID_MODE: NORMAL.
  */
 extern void INITIALIZE_PROCESS_CORE_AFFINITY(
     /*in */ PROCESS_ID_TYPE PROCESS_ID,

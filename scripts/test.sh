@@ -20,6 +20,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The optional a653rs trait implementation of the partition runtime (docs/a653rs.md).
+cargo clippy -p partita-apex --features a653rs --all-targets --quiet -- -D warnings
 echo "== cargo build"
 cargo build --workspace --all-targets --quiet
 echo "== cargo test"
@@ -28,6 +30,8 @@ echo "== cargo test"
 export PARTITA_REQUIRE_ALL="${PARTITA_REQUIRE_ALL:-$([ "${CI:-}" = true ] && echo 1 || echo 0)}"
 cargo test --workspace --no-fail-fast 2>&1 | tee target/test-output.txt
 status=${PIPESTATUS[0]}
+cargo test -p partita-apex --features a653rs --test a653rs 2>&1 | tee -a target/test-output.txt
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 skipped=$(grep -c '^SKIPPED ' target/test-output.txt || true)
 if [ "$skipped" -gt 0 ]; then
     echo "== $skipped tests skipped for missing host capabilities:"

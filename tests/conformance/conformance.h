@@ -49,6 +49,21 @@ static inline const char *state_name(PROCESS_STATE_TYPE s)
     return "?";
 }
 
+static inline const char *code_name(ERROR_CODE_TYPE c)
+{
+    switch (c) {
+    case DEADLINE_MISSED: return "DEADLINE_MISSED";
+    case APPLICATION_ERROR: return "APPLICATION_ERROR";
+    case NUMERIC_ERROR: return "NUMERIC_ERROR";
+    case ILLEGAL_REQUEST: return "ILLEGAL_REQUEST";
+    case STACK_OVERFLOW: return "STACK_OVERFLOW";
+    case MEMORY_VIOLATION: return "MEMORY_VIOLATION";
+    case HARDWARE_FAULT: return "HARDWARE_FAULT";
+    case POWER_FAIL: return "POWER_FAIL";
+    }
+    return "?";
+}
+
 static inline const char *mode_name(OPERATING_MODE_TYPE m)
 {
     switch (m) {

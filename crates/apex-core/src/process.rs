@@ -192,7 +192,8 @@ impl Kernel {
 
     /// START.
     ///
-    /// Errors: `InvalidParam` (unknown process), `NoAction` (not DORMANT).
+    /// Errors: `InvalidParam` (unknown process), `InvalidConfig` (the
+    /// deadline would overflow the clock), `NoAction` (not DORMANT).
     pub fn start(
         &mut self,
         now: SystemTime,
@@ -204,8 +205,10 @@ impl Kernel {
 
     /// DELAYED_START.
     ///
-    /// Errors: `InvalidParam` (unknown process, delay negative or infinite,
-    /// periodic process with delay >= period), `NoAction` (not DORMANT).
+    /// Errors: `InvalidParam` (unknown process, delay negative, infinite or
+    /// overflowing the clock, periodic process with delay >= period),
+    /// `InvalidConfig` (the deadline would overflow the clock), `NoAction`
+    /// (not DORMANT).
     pub fn delayed_start(
         &mut self,
         now: SystemTime,
@@ -234,6 +237,14 @@ impl Kernel {
             }
             if k.procs[i].is_periodic() && delay >= k.procs[i].attrs.period {
                 return Err(ReturnCode::InvalidParam);
+            }
+            // DELAY_TIME out of range: the release time would overflow the clock.
+            let release = Self::expiry(now, delay)?;
+            // The deadline (release + time capacity) out of range: INVALID_CONFIG.
+            let cap = k.procs[i].attrs.time_capacity;
+            if cap != INFINITE_TIME_VALUE && release.checked_add(cap).is_none_or(|d| d == NO_TIMER)
+            {
+                return Err(ReturnCode::InvalidConfig);
             }
             k.reset_for_start(i);
             if k.mode == OperatingMode::Normal {
@@ -355,7 +366,8 @@ impl Kernel {
     /// becomes "suspended while waiting".
     ///
     /// Errors: `InvalidParam` (unknown or caller itself), `InvalidMode`
-    /// (DORMANT or periodic process), `NoAction` (already suspended).
+    /// (DORMANT or periodic process, mutex owner, process waiting on a mutex),
+    /// `NoAction` (already suspended).
     pub fn suspend(
         &mut self,
         now: SystemTime,
@@ -369,7 +381,10 @@ impl Kernel {
                 return Err(ReturnCode::InvalidParam);
             }
             let p = &mut k.procs[i];
-            if p.state == ProcessState::Dormant || p.is_periodic() {
+            // A mutex owner, or a process queued on a mutex, cannot be suspended (ARINC 653
+            // Part 1 SUSPEND: it would hold up the mutex, or be handed it while suspended).
+            let mutex_bound = p.mutex.is_some() || matches!(p.wait, Wait::Object(ObjRef::Mutex(_)));
+            if p.state == ProcessState::Dormant || p.is_periodic() || mutex_bound {
                 return Err(ReturnCode::InvalidMode);
             }
             if p.suspended || p.wait == Wait::SelfSuspend {
@@ -541,8 +556,9 @@ impl Kernel {
 
     /// INITIALIZE_PROCESS_CORE_AFFINITY (core ids are `0..cores`).
     ///
-    /// Errors: `InvalidParam` (unknown process, core out of range),
-    /// `InvalidMode` (NORMAL mode).
+    /// Errors: `InvalidParam` (unknown process), `InvalidConfig` (core not
+    /// assigned to the partition: like CONFIGURE_ERROR_HANDLER, the cores
+    /// are configuration), `InvalidMode` (NORMAL mode).
     pub fn initialize_process_core_affinity(
         &mut self,
         now: SystemTime,
@@ -554,7 +570,7 @@ impl Kernel {
             k.caller(caller)?;
             let i = k.pidx(pid)?;
             if core >= k.cfg.cores {
-                return Err(ReturnCode::InvalidParam);
+                return Err(ReturnCode::InvalidConfig);
             }
             if !k.is_init_mode() {
                 return Err(ReturnCode::InvalidMode);

@@ -205,3 +205,33 @@ fn stop_owner_hands_mutex_to_blocked_waiter() {
     assert_eq!(k.get_process_status(w).unwrap().current_priority, 30);
     assert_eq!(k.running(0), Some(pr(ctl)));
 }
+
+#[test]
+fn owner_and_waiters_of_a_mutex_cannot_be_suspended() {
+    let mut c = cfg();
+    c.cores = 2;
+    let mut k = Kernel::new(c).unwrap();
+    let m = k.create_mutex(0, MAIN, &name("M"), 30, Fifo).unwrap();
+    let own = aperiodic(&mut k, "OWN", 5);
+    let w = aperiodic(&mut k, "W", 5);
+    let ctl = aperiodic(&mut k, "CTL", 40);
+    k.initialize_process_core_affinity(0, MAIN, w, 1).unwrap();
+    k.initialize_process_core_affinity(0, MAIN, ctl, 1).unwrap();
+    k.start(0, MAIN, own).unwrap();
+    k.start(0, MAIN, w).unwrap();
+    normal(&mut k, 0);
+    assert_eq!(k.acquire_mutex(0, pr(own), m, 0), Ok(Done(())));
+    assert_eq!(k.acquire_mutex(0, pr(w), m, -1), Ok(Blocked));
+    k.start(MS, pr(own), ctl).unwrap();
+    assert_eq!(k.running(1), Some(pr(ctl)));
+    assert_eq!(k.suspend(MS, pr(ctl), own), Err(InvalidMode));
+    assert_eq!(k.suspend(MS, pr(ctl), w), Err(InvalidMode));
+    // Once the mutex is released (and handed to W, which releases it too), both can be.
+    k.release_mutex(2 * MS, pr(own), m).unwrap();
+    k.stop_self(2 * MS, pr(ctl)).unwrap();
+    assert_eq!(k.running(1), Some(pr(w)));
+    k.release_mutex(2 * MS, pr(w), m).unwrap();
+    k.start(3 * MS, pr(w), ctl).unwrap();
+    assert_eq!(k.suspend(3 * MS, pr(ctl), own), Ok(()));
+    assert_eq!(k.suspend(3 * MS, pr(ctl), w), Ok(()));
+}

@@ -400,7 +400,7 @@ fn ids_index_and_cores() {
     );
     assert_eq!(
         k.initialize_process_core_affinity(0, MAIN, b, 2),
-        Err(InvalidParam)
+        Err(InvalidConfig)
     );
     k.initialize_process_core_affinity(0, MAIN, b, 1).unwrap();
     k.start(0, MAIN, a).unwrap();
@@ -470,4 +470,27 @@ fn partition_status_fields() {
     assert_eq!(s.start_condition, StartCondition::HmPartitionRestart);
     assert_eq!(s.lock_level, 0);
     assert_eq!(Kernel::get_time(123), 123);
+}
+
+#[test]
+fn start_times_out_of_range() {
+    let mut k = kernel();
+    let ctl = spawn(&mut k, "CTL", 9);
+    let a = aperiodic(&mut k, "A", 5);
+    let big = k
+        .create_process(
+            0,
+            MAIN,
+            &attrs("BIG", 5, INFINITE_TIME_VALUE, i64::MAX - 10),
+        )
+        .unwrap();
+    normal(&mut k, 0);
+    // The release time would overflow the clock: DELAY_TIME out of range.
+    assert_eq!(
+        k.delayed_start(MS, pr(ctl), a, i64::MAX - 5),
+        Err(InvalidParam)
+    );
+    // The deadline (release + TIME_CAPACITY) would overflow: INVALID_CONFIG.
+    assert_eq!(k.start(MS, pr(ctl), big), Err(InvalidConfig));
+    assert_eq!(state(&k, big), ProcessState::Dormant);
 }

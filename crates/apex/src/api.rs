@@ -74,8 +74,10 @@ pub fn report_application_message(msg: &[u8]) -> Result<(), ReturnCode> {
         return Err(ReturnCode::InvalidParam);
     }
     let rt = runtime::get()?;
+    // Record process numbers as for partition-level errors: -1 main, -2 error handler.
     let who = match rt.me() {
         Some(partita_apex_core::Runner::Process(p)) => p.0 as i32,
+        Some(partita_apex_core::Runner::ErrorHandler) => -2,
         _ => -1,
     };
     rt.send_record(runtime::record::APPLICATION_MESSAGE, rt.now(), who, msg);

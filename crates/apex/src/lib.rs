@@ -5,11 +5,16 @@
 //! crate adds the Linux glue ([`runtime`]), a safe Rust API ([`api`]), the C binding
 //! ([`ffi`]) and the C type mirrors ([`types`]).
 
+#[cfg(feature = "a653rs")]
+pub mod a653rs;
+pub mod affinity;
 pub mod api;
 pub mod ffi;
+mod idle;
 pub mod isolation;
 mod ports;
 pub mod ports_api;
+pub mod reclaim;
 pub mod runtime;
 pub mod schedules;
 pub mod system;

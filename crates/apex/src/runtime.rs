@@ -26,10 +26,12 @@
 //! touching the kernel. The next START spawns a fresh thread for the slot. A thread that is
 //! waiting at the top of its loop (never ran, or returned from its entry point) is reused.
 //!
-//! Limitation: an abandoned thread is never killed. Until it reaches the runtime it keeps
-//! executing the stopped process's code (at the demoted priority, so only when nothing
-//! designated is runnable), and anything it holds stays held: a libc lock (malloc, stdio)
-//! taken when it was stopped is never released, and its stack is not reclaimed.
+//! Limitation: an abandoned thread is never killed. Until it reaches the runtime it may keep
+//! executing the stopped process's code (at the demoted priority, so only when a designated
+//! thread of its core blocks outside APEX: an idle core is held by `crate::idle`), and
+//! anything it holds stays held: a libc lock (malloc, stdio)
+//! taken when it was stopped is never released; when it parks it gives back its dead stack
+//! pages and its signal stack (`crate::reclaim`), not its address range or kernel task.
 //!
 //! # Error handler
 //! CREATE_ERROR_HANDLER gives the handler a slot and a thread like a process
@@ -146,6 +148,10 @@ struct Slot {
     /// The SCHED_FIFO priority last given to the slot's thread, so that the dispatcher skips
     /// the system call when it would not change anything (the common case on a hand-off).
     prio: AtomicI32,
+    /// apex3: the core the slot's thread last moved itself to (see [`crate::affinity`]).
+    pinned: AtomicU32,
+    /// apex3: the thread was demoted while in application code (see [`crate::idle`]).
+    demoted: AtomicBool,
 }
 
 impl Slot {
@@ -160,6 +166,8 @@ impl Slot {
             abandoned: AtomicBool::new(false),
             at_top: AtomicBool::new(true),
             prio: AtomicI32::new(0),
+            pinned: AtomicU32::new(crate::affinity::UNPINNED),
+            demoted: AtomicBool::new(false),
         }
     }
 }
@@ -362,7 +370,8 @@ impl Runtime {
             standalone,
             idle: AtomicBool::new(false),
         };
-        let _ = cpus;
+        // Pins the main thread to core 0 (see crate::affinity).
+        crate::affinity::init(cpus);
         ME.with(|m| m.set(Some(Runner::Main)));
         // Hardware faults of the runtime's threads go to the health monitor.
         if let Err(e) = partita_sys::fault::install_fault_handlers(on_fault) {
@@ -416,6 +425,8 @@ impl Runtime {
     /// The end of an abandoned thread (or of a thread whose process stopped itself): it
     /// never returns to application code and never touches the kernel again.
     fn park_forever(&self) -> ! {
+        // apex3: give back the memory it no longer needs (crate::reclaim).
+        crate::reclaim::before_parking_forever();
         loop {
             std::thread::park();
         }
@@ -426,6 +437,8 @@ impl Runtime {
         let me = self.caller()?;
         let k = self.lock();
         if let Some(slot) = self.slot(me) {
+            // Back in the runtime: no longer a demoted runner (crate::idle).
+            crate::idle::clear_demoted(&slot.demoted);
             if self.is_abandoned(me, &slot) {
                 drop(k);
                 self.park_forever();
@@ -511,15 +524,19 @@ impl Runtime {
                 // the kernel lock, and it parks on its futex once it has released it.
                 if prev_runner != self.me() {
                     self.set_prio(&prev, self.rt_run - 10);
+                    crate::idle::mark_demoted(&prev.demoted);
                 }
                 prev.word.fetch_add(1, Ordering::Release);
             }
             if let Some(next) = want.and_then(|r| self.slot(r)) {
                 self.set_prio(&next, self.rt_run);
+                crate::idle::clear_demoted(&next.demoted);
                 next.word.fetch_add(1, Ordering::Release);
                 partita_sys::futex::wake(&next.word, u32::MAX, false);
             }
         }
+        // apex3: an idle core must not run a demoted thread (crate::idle).
+        crate::idle::update(|c| k.running(c).is_none(), |c| self.any_demoted_on(c));
         for e in effects {
             match e {
                 Effect::DeadlineMissed { process, deadline } => {
@@ -550,6 +567,18 @@ impl Runtime {
             self.timer_word.fetch_add(1, Ordering::Release);
             partita_sys::futex::wake(&self.timer_word, 1, false);
         }
+    }
+
+    /// Whether a demoted thread is bound to `core` (see [`crate::idle`]).
+    fn any_demoted_on(&self, core: u32) -> bool {
+        let on =
+            |s: &Slot| s.demoted.load(Ordering::Acquire) && s.core.load(Ordering::Acquire) == core;
+        self.slots
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|s| on(s))
+            || self.handler.get().is_some_and(|s| on(s))
     }
 
     /// ProcessStopped / ErrorHandlerStopped: unless its thread waits at the top of its loop,
@@ -631,6 +660,7 @@ impl Runtime {
             Runner::Process(pid) => format!("apex-{}", pid.0),
             _ => "apex-error-handler".to_string(),
         };
+        let spawned = slot.clone();
         std::thread::Builder::new()
             .name(name)
             .stack_size(stack)
@@ -638,6 +668,16 @@ impl Runtime {
             .map_err(|_| ReturnCode::InvalidConfig)?;
         while ready.load(Ordering::Acquire) == 0 {
             partita_sys::futex::wait(&ready, 0, None, false);
+        }
+        // apex3: the new thread inherited the spawner's SCHED_FIFO priority (at least the
+        // running priority), so it reached `ready` without being preempted by the designated
+        // thread of its core; now it drops below the running priority. Before this, a thread
+        // spawned by the timer thread lowered itself first and then waited behind a computing
+        // process while the timer thread held the kernel lock: a deadline miss reached the
+        // error handler only when that process next called a service.
+        let tid = spawned.tid.load(Ordering::Acquire);
+        if self.rt_run > 0 && partita_sys::sched::set_priority(tid, self.rt_run - 10).is_ok() {
+            spawned.prio.store(self.rt_run - 10, Ordering::Release);
         }
         Ok(())
     }
@@ -670,6 +710,8 @@ impl Runtime {
         let mut lowered = false;
         loop {
             let w = slot.word.load(Ordering::Acquire);
+            // A new core (initialisation): the thread moves itself there (crate::affinity).
+            crate::affinity::follow(&slot.core, &slot.pinned);
             let designated = self.is_designated(me, &slot) && !self.idle.load(Ordering::Acquire);
             // Checked after the designation: a restart designates the same runner, but only
             // after the incarnation changed.
@@ -797,7 +839,11 @@ impl Runtime {
                 slot.core.store(core, Ordering::Release);
             }
             Ok(())
-        })
+        })?;
+        if let Some(slot) = self.slot(Runner::Process(pid)) {
+            crate::affinity::request_move(&slot.word, &slot.pinned, core);
+        }
+        Ok(())
     }
 
     /// CREATE_PROCESS: creates the process in the kernel and its thread (which sleeps until
@@ -868,7 +914,11 @@ impl Runtime {
                 slot.core.store(core, Ordering::Release);
             }
             Ok(())
-        })
+        })?;
+        if let Some(slot) = self.slot(Runner::ErrorHandler) {
+            crate::affinity::request_move(&slot.word, &slot.pinned, core);
+        }
+        Ok(())
     }
 
     /// A hardware fault of the calling thread (`me`), from the fault signal handler: raised
@@ -910,6 +960,7 @@ impl Runtime {
                 // A thread of a stopped process, still in its code: the process it belonged
                 // to is gone (or restarted on a fresh thread); nothing to report.
                 drop(k);
+                crate::reclaim::before_parking_forever();
                 partita_sys::fault::park_thread_forever()
             }
         }
@@ -931,6 +982,7 @@ impl Runtime {
         if me == Runner::Main {
             return;
         }
+        crate::reclaim::before_parking_forever();
         partita_sys::fault::park_thread_forever()
     }
 
@@ -944,11 +996,13 @@ impl Runtime {
         ME.with(|m| m.set(Some(me)));
         INCARNATION.with(|c| c.set(incarnation));
         thread_fault_setup(slot.stack);
+        // A fresh thread moves itself to its slot's core before it can be designated.
+        crate::affinity::follow(&slot.core, &slot.pinned);
         slot.tid
             .store(partita_sys::sched::gettid(), Ordering::Release);
-        if self.rt_run > 0 && partita_sys::sched::set_fifo(0, self.rt_run - 10).is_ok() {
-            slot.prio.store(self.rt_run - 10, Ordering::Release);
-        }
+        // The spawner lowers this thread once `ready` is set (see spawn_thread): lowering
+        // itself here could leave it preempted before `ready` while the spawner waits with
+        // the kernel locked.
         ready.store(1, Ordering::Release);
         partita_sys::futex::wake(&ready, 1, false);
         loop {
@@ -982,6 +1036,10 @@ impl Runtime {
 
     /// SET_PARTITION_MODE.
     pub fn set_partition_mode(&'static self, mode: OperatingMode) -> Result<(), ReturnCode> {
+        if mode == OperatingMode::Normal && self.me() == Some(Runner::Main) {
+            // apex3: the per-core idle holders, started while only the main process runs.
+            crate::idle::start(self.designated.len(), self.rt_run);
+        }
         let (me, mut k) = self.enter()?;
         let now = self.now();
         k.set_partition_mode(now, me, mode)?;

@@ -202,8 +202,8 @@ pub fn install_alt_stack(size: usize) -> Result<()> {
         ss_flags: 0,
         ss_size: size,
     };
-    // SAFETY: `ss` describes `size` writable bytes that stay mapped for the life of the
-    // process (never unmapped once installed).
+    // SAFETY: `ss` describes `size` writable bytes that stay mapped while installed (only
+    // `release_alt_stack` unmaps them, after disabling the alternate stack).
     let r = unsafe { libc::sigaltstack(&ss, std::ptr::null_mut()) };
     if let Err(e) = check(r, "sigaltstack") {
         // SAFETY: as above: the mapping is not in use (sigaltstack failed).
@@ -211,6 +211,47 @@ pub fn install_alt_stack(size: usize) -> Result<()> {
         return Err(e);
     }
     Ok(())
+}
+
+/// Disables and unmaps the calling thread's alternate signal stack installed by
+/// [`install_alt_stack`] (with its guard page), for a thread that will never run application
+/// code again. Does nothing (returns 0) when the thread has none or runs on it right now (a
+/// signal handler). Returns the bytes unmapped.
+pub fn release_alt_stack() -> Result<usize> {
+    // SAFETY: stack_t is plain data, filled by sigaltstack.
+    let mut old: libc::stack_t = unsafe { std::mem::zeroed() };
+    // SAFETY: querying only (null new stack); `old` is writable.
+    check(
+        unsafe { libc::sigaltstack(std::ptr::null(), &mut old) },
+        "sigaltstack (query)",
+    )?;
+    if old.ss_flags & (libc::SS_DISABLE | libc::SS_ONSTACK) != 0 || old.ss_sp.is_null() {
+        return Ok(0);
+    }
+    let off = libc::stack_t {
+        ss_sp: std::ptr::null_mut(),
+        ss_flags: libc::SS_DISABLE,
+        ss_size: 0,
+    };
+    // SAFETY: disabling the alternate stack of the calling thread, which is not on it.
+    check(
+        unsafe { libc::sigaltstack(&off, std::ptr::null_mut()) },
+        "sigaltstack (disable)",
+    )?;
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        p if p > 0 => p as usize,
+        _ => 4096,
+    };
+    let base = (old.ss_sp as usize).wrapping_sub(page);
+    let total = old.ss_size + page;
+    // SAFETY: install_alt_stack mapped exactly [ss_sp - page, ss_sp + ss_size) for this
+    // thread; it is disabled above and nothing else refers to it.
+    check(
+        unsafe { libc::munmap(base as *mut libc::c_void, total) },
+        "munmap (signal stack)",
+    )?;
+    Ok(total)
 }
 
 /// Parks the calling thread for good. Async-signal-safe (a `pause` loop): for a fault hook

@@ -20,6 +20,7 @@ pub mod sched;
 pub mod seccomp;
 pub mod shm;
 pub mod spawn;
+pub mod stack;
 pub mod time;
 
 use std::io;

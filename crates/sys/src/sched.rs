@@ -83,6 +83,34 @@ pub fn set_affinity(tid: i32, cpus: &[u32]) -> Result<()> {
     Ok(())
 }
 
+/// Pins the calling thread to one CPU (`sched_setaffinity(0, {cpu})`). It only ever addresses
+/// the caller, so it stays allowed under a seccomp filter that forbids acting on other threads.
+pub fn pin_self(cpu: u32) -> Result<()> {
+    if cpu as usize >= libc::CPU_SETSIZE as usize {
+        return Err(SysError::io(
+            format!("sched_setaffinity(cpu {cpu})"),
+            std::io::Error::from_raw_os_error(libc::EINVAL),
+        ));
+    }
+    set_affinity(0, &[cpu])
+}
+
+/// The CPUs the calling thread may run on (`sched_getaffinity(0)`).
+pub fn own_affinity() -> Result<Vec<u32>> {
+    // SAFETY: cpu_set_t is plain data; an all-zero value is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable cpu_set_t of the size we pass.
+    check(
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) },
+        "sched_getaffinity",
+    )?;
+    Ok((0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `c` is below CPU_SETSIZE, the size of `set`.
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .map(|c| c as u32)
+        .collect())
+}
+
 /// The CPU the caller is running on right now.
 pub fn current_cpu() -> u32 {
     // SAFETY: sched_getcpu has no arguments.
@@ -127,4 +155,27 @@ pub fn online_cpus() -> u32 {
     // SAFETY: sysconf only takes a name.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
     n.max(1) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pin_self_moves_only_the_calling_thread() {
+        let before = own_affinity().unwrap();
+        assert!(!before.is_empty());
+        let target = *before.last().unwrap();
+        let (mask, cpu) = std::thread::spawn(move || {
+            pin_self(target).unwrap();
+            (own_affinity().unwrap(), current_cpu())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(mask, vec![target]);
+        assert_eq!(cpu, target);
+        // The test thread itself is untouched.
+        assert_eq!(own_affinity().unwrap(), before);
+        assert!(pin_self(u32::MAX).is_err());
+    }
 }

@@ -2,12 +2,15 @@
  * mutex/stop_owner - STOP of the process owning a mutex releases it: the
  * first waiter becomes the owner (at the ceiling priority); the next waiter
  * gets it on RELEASE_MUTEX.
+ * @module windows=0:90,0:90@1 duration=1000
  *
- * owner (20) takes m (ceiling 30) and computes without end.  ctl (60, never
- * takes m) suspends it, so that w28 and w25 run and queue on m (FIFO: w28
- * first, being started first and higher).  ctl resumes the owner, then stops
- * it.  (On one core, SUSPEND is the only way to make processes queue on a
- * mutex: its owner runs at the ceiling and may not block.)
+ * owner (20, core 0) takes m (ceiling 30) and computes without end.  ctl
+ * (60, core 1, never takes m) cannot suspend it (INVALID_MODE: it owns a
+ * mutex); w28 and w25 (core 1) run and queue on m (FIFO: w28 first, being
+ * started first and higher); a waiter cannot be suspended either.  ctl stops
+ * the owner.  (Processes can only queue on a mutex whose owner is on another
+ * core: the owner runs at the ceiling, may not block, and may not be
+ * suspended.)
  */
 #include "../conformance.h"
 
@@ -60,7 +63,7 @@ static void waiter(void)
 static void ctl_main(void)
 {
     RETURN_CODE_TYPE rc;
-    TIMED_WAIT(20 * MS, &rc); /* the owner takes the mutex meanwhile */
+    TIMED_WAIT(20 * MS, &rc); /* the owner takes the mutex meanwhile (core 0) */
     show("ctl");
     SUSPEND(owner, &rc);
     TRC("ctl: SUSPEND(owner)", rc);
@@ -68,8 +71,8 @@ static void ctl_main(void)
     start(w25);
     TIMED_WAIT(20 * MS, &rc); /* the waiters queue meanwhile */
     show("ctl");
-    RESUME(owner, &rc);
-    TRC("ctl: RESUME(owner)", rc);
+    SUSPEND(w28, &rc);
+    TRC("ctl: SUSPEND(w28) (waiting on the mutex)", rc);
     STOP(owner, &rc);
     TRC("ctl: STOP(owner)", rc);
     show("ctl");
@@ -90,6 +93,9 @@ int main(void)
     owner = mkproc("owner", owner_main, 20);
     w28 = mkproc("w28", waiter, 28);
     w25 = mkproc("w25", waiter, 25);
+    INITIALIZE_PROCESS_CORE_AFFINITY(ctl, 1, &rc);
+    INITIALIZE_PROCESS_CORE_AFFINITY(w28, 1, &rc);
+    INITIALIZE_PROCESS_CORE_AFFINITY(w25, 1, &rc);
     start(ctl);
     start(owner);
     go_normal();

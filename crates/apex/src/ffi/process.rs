@@ -136,7 +136,7 @@ pub extern "C" fn INITIALIZE_PROCESS_CORE_AFFINITY(
 ) {
     let core = match processor_core_id {
         CORE_AFFINITY_NO_PREFERENCE => Ok(0),
-        c => u32::try_from(c).map_err(|_| ReturnCode::InvalidParam),
+        c => u32::try_from(c).map_err(|_| ReturnCode::InvalidConfig),
     };
     let r = pid_of(process_id)
         .and_then(|p| core.and_then(|c| api::initialize_process_core_affinity(p, c)));
