@@ -141,15 +141,17 @@ pub fn queue_len(max_size: usize, capacity: usize) -> usize {
 /// Size of a read state.
 pub const READ_STATE_LEN: usize = PAGE;
 
-/// Creates a memfd of `len` zero bytes named `name`, owned by `owner` (uid, gid) when given
-/// and mode 0644 (only the owner may open it for writing through `/proc/<pid>/fd`), mapped
-/// read-write. The descriptor is close-on-exec.
+/// Creates a memfd of `len` zero bytes named `name`, mapped read-write; the descriptor is
+/// close-on-exec. With an `owner` (uid, gid) — memory shared between partitions — it belongs
+/// to that owner with mode 0644 (only the owner may open it for writing through
+/// `/proc/<pid>/fd`). Without one (private memory of the caller) its mode is left alone: a
+/// partition's seccomp filter forbids `fchmod`.
 pub fn create_memfd(name: &str, len: usize, owner: Option<(u32, u32)>) -> Result<SharedMapping> {
     let m = SharedMapping::create(name, len)?;
     let fd = m.fd().as_raw_fd();
-    // SAFETY: fchmod on a descriptor we own.
-    check(unsafe { libc::fchmod(fd, 0o644) }, "fchmod(memfd)")?;
     if let Some((uid, gid)) = owner {
+        // SAFETY: fchmod on a descriptor we own.
+        check(unsafe { libc::fchmod(fd, 0o644) }, "fchmod(memfd)")?;
         // SAFETY: fchown on a descriptor we own.
         check(unsafe { libc::fchown(fd, uid, gid) }, "fchown(memfd)")?;
     }

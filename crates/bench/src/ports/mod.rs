@@ -323,7 +323,7 @@ pub fn run_ports(
     let run_stop = Arc::new(AtomicBool::new(false));
     let opts_run = RunOptions {
         duration: Some(RUN_LIMIT),
-        echo: false,
+        echo: std::env::var_os("PARTITA_BENCH_ECHO").is_some(),
         stop: Some(run_stop.clone()),
         ..RunOptions::default()
     };
