@@ -34,11 +34,13 @@ pub(crate) fn acquire(cpus: &[u32]) -> (CoreLocks, Vec<String>) {
     cpus.dedup();
     for cpu in cpus {
         let p = path(cpu);
+        // A lock file another user created stays usable read-only (flock needs no write access).
         let f = match OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&p)
+            .or_else(|_| File::open(&p))
         {
             Ok(f) => f,
             Err(e) => {

@@ -40,6 +40,7 @@ pub fn serial() -> Serial {
         .truncate(false)
         .write(true)
         .open(&path)
+        .or_else(|_| std::fs::File::open(&path))
         .unwrap();
     file.lock().unwrap();
     Serial {
