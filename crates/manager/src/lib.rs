@@ -14,6 +14,7 @@
 
 mod backend;
 mod bridge;
+mod corelock;
 pub mod hm;
 mod host;
 mod isolation;

@@ -227,6 +227,12 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         schedules: schedules.clone(),
         trace_limit: opts.window_trace,
     });
+    // rtfix: another module on one of these CPUs breaks time partitioning (crate::corelock).
+    let (_core_locks, busy) = crate::corelock::acquire(&schedules.cores);
+    for n in &busy {
+        output.event(&format!("warning: {n}"));
+    }
+    notes.extend(busy);
     output.event(&format!(
         "module {} started: backend {backend}, {} partitions, major frame {} ms",
         plan.name,
