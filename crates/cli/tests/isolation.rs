@@ -12,10 +12,13 @@
 //!   bound of +5 ms.
 //!
 //! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
-//! below. Where the health monitor records something, the assertions go through the `hm`
-//! helpers, which read today's records (partition-level error records in the partition's
-//! log, manager events in `module.log`) and are the one place to retarget when the HM
-//! logbook changes their form.
+//! below. In the port tests the module also has two channels: `far` sends a numbered message
+//! to `next` at every activation (queuing channel 1, `next`'s stream over its own channel must
+//! be unchanged too) and writes it to the attacker's sampling port (channel 2).
+//!
+//! Each run keeps the health monitor's logbook (`--hm-log`); the `hm` helpers read it (and,
+//! for what the logbook does not hold — task limits, the priority watch — the manager's log
+//! lines). The neighbours must have no logbook record in any run.
 
 mod common;
 
@@ -34,6 +37,8 @@ struct Run {
     log_dir: PathBuf,
     stdout: String,
     report: serde_json::Value,
+    /// The HM logbook, read back with `partita hm-log --json`.
+    logbook: Vec<serde_json::Value>,
 }
 
 impl Run {
@@ -68,10 +73,23 @@ impl Run {
             .collect()
     }
 
+    /// Sequence numbers of the messages neighbour `name` received over its channel.
+    fn port_stream(&self, name: &str) -> Vec<u64> {
+        self.log(name)
+            .lines()
+            .filter_map(|l| l.strip_prefix("PORTMSG seq=")?.trim().parse().ok())
+            .collect()
+    }
+
     fn context(&self) -> String {
         format!(
-            "--- report\n{}\n--- module.log\n{}\n--- stdout (tail)\n{}",
+            "--- report\n{}\n--- logbook\n{}\n--- module.log\n{}\n--- stdout (tail)\n{}",
             self.report,
+            self.logbook
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
             self.log("module"),
             self.stdout
                 .lines()
@@ -86,20 +104,42 @@ impl Run {
     }
 }
 
-/// The health-monitor records the suite asserts on (retarget here when the logbook changes).
+/// The health-monitor records the suite asserts on.
 mod hm {
     use super::Run;
+    use serde_json::Value;
 
-    /// Partition-level error records of partition `part` (from its runtime), as text lines.
-    pub fn partition_errors(run: &Run, part: &str) -> Vec<String> {
-        run.log(part)
-            .lines()
-            .filter(|l| l.contains("[partition-level error"))
-            .map(str::to_string)
+    /// Logbook records of partition `part`.
+    pub fn records<'a>(run: &'a Run, part: &str) -> Vec<&'a Value> {
+        run.logbook
+            .iter()
+            .filter(|r| r["partition"] == part)
             .collect()
     }
 
-    /// Manager events about partition `part` (module log lines naming it).
+    /// Logbook records of `part` with error `code` and `detection` whose message contains
+    /// every one of `words`.
+    pub fn logged<'a>(
+        run: &'a Run,
+        part: &str,
+        code: &str,
+        detection: &str,
+        words: &[&str],
+    ) -> Vec<&'a Value> {
+        records(run, part)
+            .into_iter()
+            .filter(|r| {
+                r["code"] == code
+                    && r["detection"] == detection
+                    && words
+                        .iter()
+                        .all(|w| r["message"].as_str().unwrap_or("").contains(w))
+            })
+            .collect()
+    }
+
+    /// Manager events about partition `part` (module log lines naming it): what the logbook
+    /// does not hold (task limits, the priority watch's reason for a kill).
     pub fn manager_events(run: &Run, part: &str) -> Vec<String> {
         let key = format!("partition {part}");
         run.log("module")
@@ -109,19 +149,32 @@ mod hm {
             .collect()
     }
 
-    /// Whether some record of `part` (runtime or manager) contains every one of `words`.
-    pub fn recorded(run: &Run, part: &str, words: &[&str]) -> bool {
-        partition_errors(run, part)
-            .into_iter()
-            .chain(manager_events(run, part))
+    /// Whether a manager event about `part` contains every one of `words`.
+    pub fn event(run: &Run, part: &str, words: &[&str]) -> bool {
+        manager_events(run, part)
+            .iter()
             .any(|l| words.iter().all(|w| l.contains(w)))
     }
 }
 
 /// Writes the module: `far`, the attacker slot (`exe`, with `extra` arguments and a memory
-/// limit), `next`.
-fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str) -> PathBuf {
+/// limit), `next`; with `ports`, the suite's two channels (see the top of the file).
+fn module(
+    dir: &Path,
+    name: &str,
+    exe: PathBuf,
+    extra: Vec<String>,
+    token: &str,
+    ports: bool,
+) -> PathBuf {
     let steady = partition_exe("steady");
+    let role = |r: &str| {
+        let mut v = vec![token.to_string()];
+        if ports {
+            v.push(r.to_string());
+        }
+        v
+    };
     let path = write_module(
         dir,
         name,
@@ -131,7 +184,7 @@ fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str)
                 name: "far",
                 exe: steady.clone(),
                 windows: vec![(0, 20)],
-                extra: vec![token.into()],
+                extra: role("send"),
             },
             Part {
                 name: "attacker",
@@ -143,39 +196,67 @@ fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str)
                 name: "next",
                 exe: steady,
                 windows: vec![(80, 15)],
-                extra: vec![token.into()],
+                extra: role("recv"),
             },
         ],
     );
-    // The attacker gets a memory limit (partita:Resources), the rest of the module is as
-    // written by the shared helper.
-    let xml = std::fs::read_to_string(&path).unwrap();
-    let marker = "PartitionName=\"attacker\"";
-    let start = xml.find(marker).expect("attacker partition");
-    let end = start + xml[start..].find("</partita:Executable>").unwrap() + 21;
-    let xml = format!(
-        "{}\n    <partita:Resources memoryBytes=\"{ATTACKER_MEMORY}\"/>{}",
-        &xml[..end],
-        &xml[end..]
+    // The attacker gets a memory limit (partita:Resources), and the partitions their ports;
+    // the rest of the module is as written by the shared helper.
+    let mut xml = std::fs::read_to_string(&path).unwrap();
+    let after_executable = |xml: &str, part: &str| {
+        let start = xml
+            .find(&format!("PartitionName=\"{part}\""))
+            .expect("partition");
+        start + xml[start..].find("</partita:Executable>").unwrap() + 21
+    };
+    let mut add = |part: &str, text: &str| {
+        let at = after_executable(&xml, part);
+        xml = format!("{}\n    {text}{}", &xml[..at], &xml[at..]);
+    };
+    add(
+        "attacker",
+        &format!("<partita:Resources memoryBytes=\"{ATTACKER_MEMORY}\"/>"),
     );
+    if ports {
+        add(
+            "far",
+            "<Queuing_Port Name=\"FAR_OUT\" MaxMessageSize=\"16\" Direction=\"SOURCE\" MaxNbMessages=\"8\"/>\n    <Sampling_Port Name=\"FAR_SAMPLE\" MaxMessageSize=\"16\" Direction=\"SOURCE\" RefreshRateSeconds=\"1\"/>",
+        );
+        add(
+            "next",
+            "<Queuing_Port Name=\"NEXT_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" MaxNbMessages=\"8\"/>",
+        );
+        add(
+            "attacker",
+            "<Sampling_Port Name=\"ATK_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" RefreshRateSeconds=\"1\"/>",
+        );
+        let end = xml.find("</ARINC_653_Module>").unwrap();
+        xml.insert_str(
+            end,
+            "  <Connection_Table>\n    <Channel ChannelIdentifier=\"1\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_OUT\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"3\" PortName=\"NEXT_IN\"/></Destination></Channel>\n    <Channel ChannelIdentifier=\"2\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_SAMPLE\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"2\" PortName=\"ATK_IN\"/></Destination></Channel>\n  </Connection_Table>\n",
+        );
+    }
     std::fs::write(&path, xml).unwrap();
     path
 }
 
-/// Runs `module`; if `pidfile` is given, writes the host pid of neighbour `far` into it once
-/// the module runs (the attacker reads it).
-fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
-    let log_dir = dir.join(format!(
-        "logs-{}",
-        module.file_stem().unwrap().to_string_lossy()
-    ));
+/// Runs `module`; if `pidfile` is given, writes "<host pid of neighbour far> <host pid of
+/// the manager>" into it once the module runs (the attacker reads it).
+fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>, args: &[&str]) -> Run {
+    let stem = module.file_stem().unwrap().to_string_lossy().to_string();
+    let log_dir = dir.join(format!("logs-{stem}"));
     let json = log_dir.join("report.json");
+    let hm_log = dir.join(format!("hm-{stem}.log"));
     let _ = std::fs::remove_dir_all(&log_dir);
+    let _ = std::fs::remove_file(&hm_log);
     let mut child = partita()
         .args(["run", "--duration", RUN, "--log-dir"])
         .arg(&log_dir)
         .arg("--json")
         .arg(&json)
+        .arg("--hm-log")
+        .arg(&hm_log)
+        .args(args)
         .arg(module)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -201,7 +282,7 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
             std::thread::sleep(Duration::from_millis(5));
         };
         let tmp = pf.with_extension("tmp");
-        std::fs::write(&tmp, format!("{far}\n")).unwrap();
+        std::fs::write(&tmp, format!("{far} {}\n", child.id())).unwrap();
         std::fs::rename(&tmp, pf).unwrap();
     }
     let out = child.wait_with_output().unwrap();
@@ -212,11 +293,27 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
         "leftover processes: {:?}",
         processes_with(token)
     );
-    Run {
+    let lb = partita()
+        .args(["hm-log", "--json"])
+        .arg(&hm_log)
+        .output()
+        .unwrap();
+    assert!(lb.status.success(), "{}", text(&lb));
+    let run = Run {
         log_dir,
         stdout: String::from_utf8_lossy(&out.stdout).into(),
         report,
+        logbook: serde_json::from_slice(&lb.stdout).unwrap(),
+    };
+    // Whatever the attacker does, the neighbours have nothing to record.
+    for n in ["far", "next"] {
+        assert!(
+            hm::records(&run, n).is_empty(),
+            "{n} has health-monitor records\n{}",
+            run.context()
+        );
     }
+    run
 }
 
 fn p90(mut v: Vec<u64>) -> u64 {
@@ -269,39 +366,119 @@ fn check_neighbour(
     Ok((lb, la))
 }
 
+/// With the suite's channels: `next`'s stream over channel 1 is complete and in order in
+/// both runs (asserted: no port error of `far` or `next`, messages 0, 1, 2, ...), and as long
+/// with the attacker as without (within 3 messages; else the explanation).
+fn check_port_stream(base: &Run, attack: &Run) -> Result<(), String> {
+    let b = base.port_stream("next");
+    let a = attack.port_stream("next");
+    for (run, s) in [(base, &b), (attack, &a)] {
+        for n in ["far", "next"] {
+            assert!(
+                !run.log(n).contains("PORTERR"),
+                "{n}: port error\n{}",
+                run.context()
+            );
+        }
+        let expect: Vec<u64> = (0..s.len() as u64).collect();
+        assert_eq!(
+            s,
+            &expect,
+            "next: stream over channel 1 has gaps or repeats\n{}",
+            run.context()
+        );
+        if s.len() < 10 {
+            return Err(format!("next: only {} messages over channel 1", s.len()));
+        }
+    }
+    if a.len() + 3 < b.len() {
+        return Err(format!(
+            "next: {} messages over channel 1 with the attacker, {} without",
+            a.len(),
+            b.len()
+        ));
+    }
+    Ok(())
+}
+
+/// How a suite test runs its attacker.
+#[derive(Default)]
+struct Setup {
+    /// The attacker gets the pid file (host pids of `far` and of the manager).
+    pidfile: bool,
+    /// The module has the suite's channels.
+    ports: bool,
+    /// Attacker arguments after the pid file.
+    args: Vec<&'static str>,
+    /// More `partita run` options (both runs).
+    run_args: Vec<&'static str>,
+}
+
 /// Runs the baseline and the attack, checks both neighbours; returns the attack run.
 fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
+    suite_with(
+        test,
+        attacker,
+        Setup {
+            pidfile: with_pidfile,
+            ..Setup::default()
+        },
+    )
+}
+
+/// [`suite`] with channels and attacker arguments.
+fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
     if let Err(r) = capable() {
         skip(test, &r);
         return None;
     }
-    let dir = scratch(&format!("iso-{attacker}"));
+    let dir = scratch(&format!(
+        "iso-{attacker}-{}{}",
+        setup.args.join("-"),
+        setup.run_args.join("")
+    ));
     let token = format!("tok-iso-{attacker}-{}", std::process::id());
     let pidfile = dir.join("neighbour.pid");
     let mut extra = Vec::new();
-    if with_pidfile {
+    if setup.pidfile {
         extra.push(pidfile.display().to_string());
     }
+    extra.extend(setup.args.iter().map(|a| a.to_string()));
     let quiet = module(
         &dir,
         "baseline",
         partition_exe("quiet"),
         extra.clone(),
         &token,
+        setup.ports,
     );
-    let hostile = module(&dir, "hostile", partition_exe(attacker), extra, &token);
-    let pf = with_pidfile.then_some(pidfile.as_path());
+    let hostile = module(
+        &dir,
+        "hostile",
+        partition_exe(attacker),
+        extra,
+        &token,
+        setup.ports,
+    );
+    let pf = setup.pidfile.then_some(pidfile.as_path());
     // Lateness is a timing figure: on a machine shared with other real-time work (other
     // modules at the same priorities), one pair of runs may be disturbed from outside. The
     // pair is run again (at most four times in all) before the bound counts as broken; the
     // streams and records are checked strictly on every attempt.
     let mut attempt = 1;
     let (attack, far, next) = loop {
-        let base = run(&dir, &quiet, &token, pf);
-        let attack = run(&dir, &hostile, &token, pf);
-        let r = check_neighbour(&base, &attack, "far", 200_000).and_then(|far| {
-            check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
-        });
+        let base = run(&dir, &quiet, &token, pf, &setup.run_args);
+        let attack = run(&dir, &hostile, &token, pf, &setup.run_args);
+        let r = check_neighbour(&base, &attack, "far", 200_000)
+            .and_then(|far| {
+                check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
+            })
+            .and_then(|r| {
+                if setup.ports {
+                    check_port_stream(&base, &attack)?;
+                }
+                Ok(r)
+            });
         match r {
             Ok((far, next)) => break (attack, far, next),
             Err(e) if attempt < 4 => {
@@ -341,6 +518,12 @@ fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
         run.context()
     );
     assert!(p["windows"].as_u64().unwrap() >= 20, "{}", run.context());
+    // Held to its windows, it does nothing the health monitor would record.
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
+        "{}",
+        run.context()
+    );
 }
 
 #[test]
@@ -357,20 +540,7 @@ fn a_spinner_raising_itself_above_the_scheduler_is_stopped() {
     if log.contains("RTSPIN sched_setparam(99) = 0") {
         // The partition kept CAP_SYS_NICE (no RLIMIT_RTPRIO on this host): the manager's
         // priority watch killed it.
-        assert!(
-            hm::recorded(
-                &run,
-                "attacker",
-                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
-            ),
-            "{}",
-            run.context()
-        );
-        assert!(
-            !run.partition("attacker")["exit"].is_null(),
-            "{}",
-            run.context()
-        );
+        assert_priority_watch_kill(&run);
     } else {
         // Refused by RLIMIT_RTPRIO: it spins at its own priority, held to its windows.
         assert!(
@@ -392,8 +562,15 @@ fn a_fork_bomb_stops_at_the_task_limit() {
         "{}",
         run.context()
     );
+    // Contained, not an error: the manager logs the refused forks (the logbook has no
+    // record for them, and the partition none either).
     assert!(
-        hm::recorded(&run, "attacker", &["task limit", "refused"]),
+        hm::event(&run, "attacker", &["task limit", "refused"]),
+        "{}",
+        run.context()
+    );
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
         "{}",
         run.context()
     );
@@ -414,8 +591,15 @@ fn a_thread_bomb_stops_at_the_task_limit() {
         "{}",
         run.context()
     );
+    // Contained, not an error: the manager logs the refused forks (the logbook has no
+    // record for them, and the partition none either).
     assert!(
-        hm::recorded(&run, "attacker", &["task limit", "refused"]),
+        hm::event(&run, "attacker", &["task limit", "refused"]),
+        "{}",
+        run.context()
+    );
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
         "{}",
         run.context()
     );
@@ -431,8 +615,23 @@ fn a_partition_allocating_without_end_dies_at_its_memory_limit() {
     ) else {
         return;
     };
+    let oom = hm::logged(
+        &run,
+        "attacker",
+        "MEMORY_VIOLATION",
+        "memory-limit",
+        &[&format!("memory limit {ATTACKER_MEMORY} bytes exceeded")],
+    );
+    assert!(!oom.is_empty(), "{}", run.context());
     assert!(
-        hm::recorded(
+        oom.iter()
+            .all(|r| r["level"] == "PARTITION" && r["partition_id"] == 2),
+        "{}",
+        run.context()
+    );
+    // The manager's log line says it too.
+    assert!(
+        hm::event(
             &run,
             "attacker",
             &["SIGKILL", "MEMORY_VIOLATION", "memory limit"]
@@ -453,6 +652,37 @@ fn a_partition_allocating_without_end_dies_at_its_memory_limit() {
         .max()
         .unwrap_or(0);
     assert!(biggest < ATTACKER_MEMORY >> 20, "{}", run.context());
+}
+
+/// The priority watch killed the attacker: the manager says why (a log line: the logbook
+/// records the death itself, by SIGKILL).
+fn assert_priority_watch_kill(run: &Run) {
+    assert!(
+        hm::event(
+            run,
+            "attacker",
+            &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
+        ),
+        "{}",
+        run.context()
+    );
+    assert!(
+        !hm::logged(
+            run,
+            "attacker",
+            "HARDWARE_FAULT",
+            "process-died",
+            &["SIGKILL"]
+        )
+        .is_empty(),
+        "{}",
+        run.context()
+    );
+    assert!(
+        !run.partition("attacker")["exit"].is_null(),
+        "{}",
+        run.context()
+    );
 }
 
 /// Attacks refused by the seccomp filter: the runtime raises ILLEGAL_REQUEST naming the call.
@@ -483,9 +713,24 @@ fn forbidden_calls_are_refused_and_recorded() {
     assert!(log.contains("ATTACKS done"), "{}", run.context());
     for call in TRAPPED {
         let what = format!("forbidden system call {call} (");
+        let recs = hm::logged(
+            &run,
+            "attacker",
+            "ILLEGAL_REQUEST",
+            "runtime-error",
+            &[&what],
+        );
         assert!(
-            hm::recorded(&run, "attacker", &["ILLEGAL_REQUEST", &what]),
+            !recs.is_empty(),
             "{call}: no ILLEGAL_REQUEST record\n{}",
+            run.context()
+        );
+        // Raised in an attack process (not the main one), in NORMAL mode.
+        assert!(
+            recs.iter()
+                .all(|r| r["process"].as_i64().is_some_and(|p| p >= 0)
+                    && r["state"] == "PROCESS_EXECUTION"),
+            "{call}\n{}",
             run.context()
         );
         assert!(
@@ -495,11 +740,14 @@ fn forbidden_calls_are_refused_and_recorded() {
         );
     }
     // Both kill attempts (a neighbour's pid, -1) trapped.
-    let kills = hm::partition_errors(&run, "attacker")
-        .iter()
-        .filter(|l| l.contains("forbidden system call kill ("))
-        .count();
-    assert_eq!(kills, 2, "{}", run.context());
+    let kills = hm::logged(
+        &run,
+        "attacker",
+        "ILLEGAL_REQUEST",
+        "runtime-error",
+        &["forbidden system call kill ("],
+    );
+    assert_eq!(kills.len(), 2, "{}", run.context());
     // Refused by the kernel, not by the filter: the neighbour's /proc entry does not exist
     // in the attacker's PID namespace; the cgroup files belong to root.
     assert!(
@@ -517,15 +765,7 @@ fn forbidden_calls_are_refused_and_recorded() {
     // A priority above the partition's limit: refused by RLIMIT_RTPRIO, or (hosts where the
     // partition keeps CAP_SYS_NICE) seen by the manager, which kills the partition.
     if log.contains("RESULT rt-priority-99 rc=0") {
-        assert!(
-            hm::recorded(
-                &run,
-                "attacker",
-                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
-            ),
-            "{}",
-            run.context()
-        );
+        assert_priority_watch_kill(&run);
     } else {
         assert!(
             log.contains("RESULT rt-priority-99 rc=-1 errno=1"),
@@ -555,8 +795,20 @@ fn a_partition_crashing_in_a_loop_is_restarted_without_disturbing_the_others() {
         .count() as u64;
     // (The last restart may have been cut short by the end of the run.)
     assert!(crashes >= 3 && crashes + 1 >= restarts, "{}", run.context());
+    // Each crash is recorded, at process level (its error handler got it).
+    let recorded = hm::logged(&run, "attacker", "MEMORY_VIOLATION", "process-error", &[]);
     assert!(
-        hm::recorded(&run, "attacker", &["restarts in COLD_START"]),
+        recorded.len() as u64 >= crashes
+            && recorded
+                .iter()
+                .all(|r| r["level"] == "PROCESS" && r["action"] == "ERROR_HANDLER"),
+        "{} records for {crashes} crashes\n{}",
+        recorded.len(),
+        run.context()
+    );
+    // The restarts it asked for are the manager's events.
+    assert!(
+        hm::event(&run, "attacker", &["restarts in COLD_START"]),
         "{}",
         run.context()
     );
@@ -595,9 +847,265 @@ fn a_plain_program_sees_only_itself_and_dies_of_a_forbidden_call() {
     assert!(log.contains("PROCVIEW NoNewPrivs:\t1"), "{}", run.context());
     assert!(log.contains("PROCVIEW Seccomp:\t2"), "{}", run.context());
     assert!(!log.contains("ptrace returned"), "{}", run.context());
+    let died = hm::logged(
+        &run,
+        "attacker",
+        "ILLEGAL_REQUEST",
+        "process-died",
+        &["SIGSYS"],
+    );
+    assert_eq!(died.len(), 1, "{}", run.context());
     assert!(
-        hm::recorded(&run, "attacker", &["SIGSYS", "ILLEGAL_REQUEST"]),
+        hm::event(&run, "attacker", &["SIGSYS", "ILLEGAL_REQUEST"]),
         "{}",
+        run.context()
+    );
+}
+
+/// The attacker's `RESULT <what> ...` line.
+fn result_line(run: &Run, what: &str) -> String {
+    let key = format!("RESULT {what} ");
+    run.log("attacker")
+        .lines()
+        .find(|l| l.starts_with(&key))
+        .unwrap_or_else(|| panic!("no `{key}` line\n{}", run.context()))
+        .to_string()
+}
+
+#[test]
+fn a_neighbours_port_buffer_cannot_be_mapped() {
+    let _g = serial();
+    neighbours_port_buffer("a_neighbours_port_buffer_cannot_be_mapped", true);
+}
+
+/// The same without namespaces: the attacker sees every process of the host, and its uid
+/// alone keeps it out of their descriptors.
+#[test]
+fn without_namespaces_its_uid_alone_keeps_a_partition_from_a_neighbours_port_buffer() {
+    let _g = serial();
+    neighbours_port_buffer(
+        "without_namespaces_its_uid_alone_keeps_a_partition_from_a_neighbours_port_buffer",
+        false,
+    );
+}
+
+fn neighbours_port_buffer(test: &str, namespaces: bool) {
+    let Some(run) = suite_with(
+        test,
+        "port_attacker",
+        Setup {
+            pidfile: true,
+            ports: true,
+            args: vec!["neighbour"],
+            run_args: if namespaces {
+                vec![]
+            } else {
+                vec!["--no-namespaces"]
+            },
+        },
+    ) else {
+        return;
+    };
+    assert_eq!(
+        run.report["namespaces"] != "none",
+        namespaces,
+        "{}",
+        run.context()
+    );
+    // ENOENT: the pid does not exist in its PID namespace; EACCES: the process belongs to
+    // another uid.
+    let errno = if namespaces { 2 } else { 13 };
+    let log = run.log("attacker");
+    assert!(log.contains("ATTACK returned"), "{}", run.context());
+    // Through /proc/<pid>/fd of `far` (which holds channel 1's data area read-write) and of
+    // the manager (which holds every channel's memory).
+    for who in ["far", "manager"] {
+        assert_eq!(
+            result_line(&run, &format!("proc-fd-{who}")),
+            format!("RESULT proc-fd-{who} opened=0 foreign=0 errno={errno}"),
+            "{}",
+            run.context()
+        );
+    }
+    assert_eq!(
+        result_line(&run, "map-files-far"),
+        format!("RESULT map-files-far rc=-1 errno={errno}")
+    );
+    // Every process it can list (with namespaces: itself only; without: the host's):
+    // whatever it opens there is its own, or (without namespaces) belongs to a process of
+    // its own uid — the partition of the same index of another module running on the host
+    // at the same time (docs/threat-model.md: one module per host), never to another uid.
+    let ns = result_line(&run, "ns-view");
+    assert!(ns.ends_with(" foreign=0"), "{ns}\n{}", run.context());
+    if namespaces {
+        assert!(ns.contains(" pids=1 "), "{ns}");
+        assert!(ns.contains(" same-uid=0 "), "{ns}");
+    } else {
+        let pids: u64 = ns
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("pids=")?.parse().ok())
+            .unwrap_or(0);
+        assert!(pids > 3, "{ns}");
+    }
+    assert!(!ns.contains(" opened=0 "), "its own descriptors: {ns}");
+    // Guessed paths: memfds have no path.
+    let guesses: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("RESULT path "))
+        .collect();
+    assert_eq!(guesses.len(), 5, "{}", run.context());
+    for g in guesses {
+        assert!(g.ends_with(" rc=-1 errno=2"), "{g}\n{}", run.context());
+    }
+    assert_eq!(
+        result_line(&run, "dev-shm"),
+        "RESULT dev-shm partita-entries=0"
+    );
+    // A memfd of the same name is a new empty file.
+    assert_eq!(
+        result_line(&run, "memfd-same-name"),
+        "RESULT memfd-same-name rc=0 size=0"
+    );
+    // Its descriptors: the only Partita memory it holds is its control block, its own
+    // channel 2 (read-only) and perhaps its port directory (the runtime closes it once
+    // read) — no descriptor of channel 1.
+    let names: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("FD ") && l.contains("memfd:"))
+        .map(|l| {
+            l.split_whitespace()
+                .nth(2)
+                .unwrap_or("")
+                .trim_start_matches("/memfd:")
+        })
+        .collect();
+    assert!(names.contains(&"partita-sampling-2"), "{}", run.context());
+    for n in &names {
+        assert!(
+            [
+                "partita-ctl-attacker",
+                "partita-ports-1",
+                "partita-sampling-2"
+            ]
+            .contains(n),
+            "it holds {n}\n{}",
+            run.context()
+        );
+    }
+    // Descriptor numbers it was not given (channel 1 is at 17 and 18 in `far` and `next`).
+    let fd_tries: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("RESULT mmap-fd-"))
+        .collect();
+    assert!(fd_tries.len() >= 6, "{}", run.context());
+    for t in &fd_tries {
+        assert!(t.ends_with(" rc=-1 errno=9"), "{t}\n{}", run.context());
+    }
+    for n in [18, 19] {
+        assert!(
+            fd_tries
+                .iter()
+                .any(|t| t.starts_with(&format!("RESULT mmap-fd-{n} "))),
+            "descriptor {n} was open\n{}",
+            run.context()
+        );
+    }
+    // Its own channel still works, and nothing was recorded against it (failed opens are
+    // ordinary errors).
+    assert!(log.contains("READ later rc=0 msg=m"), "{}", run.context());
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
+        "{}",
+        run.context()
+    );
+}
+
+#[test]
+fn a_write_to_its_own_read_only_port_mapping_is_a_memory_violation() {
+    let _g = serial();
+    let Some(run) = suite_with(
+        "a_write_to_its_own_read_only_port_mapping_is_a_memory_violation",
+        "port_attacker",
+        Setup {
+            pidfile: true,
+            ports: true,
+            args: vec!["readonly"],
+            ..Setup::default()
+        },
+    ) else {
+        return;
+    };
+    let log = run.log("attacker");
+    // The runtime mapped the writer's data area read-only and shared.
+    let addr = log
+        .lines()
+        .find_map(|l| l.strip_prefix("MAP addr="))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no MAP line\n{}", run.context()))
+        .to_string();
+    assert!(
+        log.contains(&format!("MAP addr={addr} perms=r--s ")),
+        "{}",
+        run.context()
+    );
+    assert!(log.contains("READ before rc=0 msg=m"), "{}", run.context());
+    // It cannot make the mapping or another one writable: the descriptor is O_RDONLY and
+    // the memfd belongs to the writer's uid (mode 0644).
+    for what in [
+        "mprotect-write",
+        "reopen-rw",
+        "mmap-shared-write",
+        "mmap-then-mprotect-write",
+    ] {
+        assert_eq!(
+            result_line(&run, what),
+            format!("RESULT {what} rc=-1 errno=13"),
+            "{}",
+            run.context()
+        );
+    }
+    // A private copy is writable, and changes nothing for anybody.
+    assert_eq!(
+        result_line(&run, "mmap-private-write"),
+        "RESULT mmap-private-write rc=0 errno=0"
+    );
+    assert!(
+        log.contains("READ after-private rc=0 msg=m"),
+        "{}",
+        run.context()
+    );
+    // The write faults: MEMORY_VIOLATION (SIGSEGV, SEGV_ACCERR) of the attack process,
+    // recorded at partition level, the process stopped.
+    assert!(log.contains("WRITING"), "{}", run.context());
+    assert!(!log.contains("write-returned"), "{}", run.context());
+    let mv = hm::logged(
+        &run,
+        "attacker",
+        "MEMORY_VIOLATION",
+        "runtime-error",
+        &[&format!("at {addr}: SIGSEGV (si_code 2)")],
+    );
+    assert_eq!(mv.len(), 1, "{}", run.context());
+    assert!(
+        mv[0]["process"].as_i64().is_some_and(|p| p >= 0)
+            && mv[0]["state"] == "PROCESS_EXECUTION"
+            && mv[0]["level"] == "PARTITION",
+        "{}",
+        run.context()
+    );
+    assert_eq!(hm::records(&run, "attacker").len(), 1, "{}", run.context());
+    // The channel was not written: the attacker keeps reading far's messages, newer ones.
+    let later = log
+        .lines()
+        .find_map(|l| l.strip_prefix("LATER "))
+        .unwrap_or_else(|| panic!("no LATER line\n{}", run.context()));
+    let nums: Vec<i64> = later
+        .split_whitespace()
+        .filter_map(|f| f.split('=').nth(1)?.parse().ok())
+        .collect();
+    assert!(
+        nums.len() == 2 && nums[0] >= 0 && nums[1] > nums[0],
+        "{later}\n{}",
         run.context()
     );
 }
