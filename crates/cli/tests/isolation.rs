@@ -12,9 +12,10 @@
 //!   bound of +5 ms.
 //!
 //! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
-//! below. In the port tests the module also has two channels: `far` sends a numbered message
-//! to `next` at every activation (queuing channel 1, `next`'s stream over its own channel must
-//! be unchanged too) and writes it to the attacker's sampling port (channel 2).
+//! below. The module also has two channels: `far` sends a numbered message to `next` at
+//! every activation (queuing channel 1: `next`'s stream over its own channel must be complete
+//! and in order, as long with the attacker as without) and writes it to the attacker's
+//! sampling port (channel 2, used by the port attacks only).
 //!
 //! Each run keeps the health monitor's logbook (`--hm-log`); the `hm` helpers read it (and,
 //! for what the logbook does not hold — task limits, the priority watch — the manager's log
@@ -158,23 +159,10 @@ mod hm {
 }
 
 /// Writes the module: `far`, the attacker slot (`exe`, with `extra` arguments and a memory
-/// limit), `next`; with `ports`, the suite's two channels (see the top of the file).
-fn module(
-    dir: &Path,
-    name: &str,
-    exe: PathBuf,
-    extra: Vec<String>,
-    token: &str,
-    ports: bool,
-) -> PathBuf {
+/// limit), `next`, and the suite's two channels (see the top of the file).
+fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str) -> PathBuf {
     let steady = partition_exe("steady");
-    let role = |r: &str| {
-        let mut v = vec![token.to_string()];
-        if ports {
-            v.push(r.to_string());
-        }
-        v
-    };
+    let role = |r: &str| vec![token.to_string(), r.to_string()];
     let path = write_module(
         dir,
         name,
@@ -217,25 +205,23 @@ fn module(
         "attacker",
         &format!("<partita:Resources memoryBytes=\"{ATTACKER_MEMORY}\"/>"),
     );
-    if ports {
-        add(
-            "far",
-            "<Queuing_Port Name=\"FAR_OUT\" MaxMessageSize=\"16\" Direction=\"SOURCE\" MaxNbMessages=\"8\"/>\n    <Sampling_Port Name=\"FAR_SAMPLE\" MaxMessageSize=\"16\" Direction=\"SOURCE\" RefreshRateSeconds=\"1\"/>",
-        );
-        add(
-            "next",
-            "<Queuing_Port Name=\"NEXT_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" MaxNbMessages=\"8\"/>",
-        );
-        add(
-            "attacker",
-            "<Sampling_Port Name=\"ATK_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" RefreshRateSeconds=\"1\"/>",
-        );
-        let end = xml.find("</ARINC_653_Module>").unwrap();
-        xml.insert_str(
-            end,
-            "  <Connection_Table>\n    <Channel ChannelIdentifier=\"1\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_OUT\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"3\" PortName=\"NEXT_IN\"/></Destination></Channel>\n    <Channel ChannelIdentifier=\"2\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_SAMPLE\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"2\" PortName=\"ATK_IN\"/></Destination></Channel>\n  </Connection_Table>\n",
-        );
-    }
+    add(
+        "far",
+        "<Queuing_Port Name=\"FAR_OUT\" MaxMessageSize=\"16\" Direction=\"SOURCE\" MaxNbMessages=\"8\"/>\n    <Sampling_Port Name=\"FAR_SAMPLE\" MaxMessageSize=\"16\" Direction=\"SOURCE\" RefreshRateSeconds=\"1\"/>",
+    );
+    add(
+        "next",
+        "<Queuing_Port Name=\"NEXT_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" MaxNbMessages=\"8\"/>",
+    );
+    add(
+        "attacker",
+        "<Sampling_Port Name=\"ATK_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" RefreshRateSeconds=\"1\"/>",
+    );
+    let end = xml.find("</ARINC_653_Module>").unwrap();
+    xml.insert_str(
+        end,
+        "  <Connection_Table>\n    <Channel ChannelIdentifier=\"1\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_OUT\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"3\" PortName=\"NEXT_IN\"/></Destination></Channel>\n    <Channel ChannelIdentifier=\"2\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_SAMPLE\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"2\" PortName=\"ATK_IN\"/></Destination></Channel>\n  </Connection_Table>\n",
+    );
     std::fs::write(&path, xml).unwrap();
     path
 }
@@ -406,15 +392,14 @@ fn check_port_stream(base: &Run, attack: &Run) -> Result<(), String> {
 struct Setup {
     /// The attacker gets the pid file (host pids of `far` and of the manager).
     pidfile: bool,
-    /// The module has the suite's channels.
-    ports: bool,
     /// Attacker arguments after the pid file.
     args: Vec<&'static str>,
     /// More `partita run` options (both runs).
     run_args: Vec<&'static str>,
 }
 
-/// Runs the baseline and the attack, checks both neighbours; returns the attack run.
+/// Runs the baseline and the attack (the module with the suite's channels), checks both
+/// neighbours; returns the attack run.
 fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
     suite_with(
         test,
@@ -426,7 +411,7 @@ fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
     )
 }
 
-/// [`suite`] with channels and attacker arguments.
+/// [`suite`] with attacker arguments and `partita run` options.
 fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
     if let Err(r) = capable() {
         skip(test, &r);
@@ -450,16 +435,8 @@ fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
         partition_exe("quiet"),
         extra.clone(),
         &token,
-        setup.ports,
     );
-    let hostile = module(
-        &dir,
-        "hostile",
-        partition_exe(attacker),
-        extra,
-        &token,
-        setup.ports,
-    );
+    let hostile = module(&dir, "hostile", partition_exe(attacker), extra, &token);
     let pf = setup.pidfile.then_some(pidfile.as_path());
     // Lateness is a timing figure: on a machine shared with other real-time work (other
     // modules at the same priorities), one pair of runs may be disturbed from outside. The
@@ -473,12 +450,7 @@ fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
             .and_then(|far| {
                 check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
             })
-            .and_then(|r| {
-                if setup.ports {
-                    check_port_stream(&base, &attack)?;
-                }
-                Ok(r)
-            });
+            .and_then(|r| check_port_stream(&base, &attack).map(|()| r));
         match r {
             Ok((far, next)) => break (attack, far, next),
             Err(e) if attempt < 4 => {
@@ -895,7 +867,6 @@ fn neighbours_port_buffer(test: &str, namespaces: bool) {
         "port_attacker",
         Setup {
             pidfile: true,
-            ports: true,
             args: vec!["neighbour"],
             run_args: if namespaces {
                 vec![]
@@ -1028,7 +999,6 @@ fn a_write_to_its_own_read_only_port_mapping_is_a_memory_violation() {
         "port_attacker",
         Setup {
             pidfile: true,
-            ports: true,
             args: vec!["readonly"],
             ..Setup::default()
         },
