@@ -1,6 +1,7 @@
 /* Hostile: tries, one APEX process per attack, to reach a neighbour or the host.
  * Arguments: NAME MAJOR_FRAME_NS START:DUR PIDFILE, where PIDFILE will hold the host pid of a
- * neighbour partition (written by the test once the module runs).
+ * neighbour partition (then that of the manager, unused here), written by the test once the
+ * module runs.
  *
  * A driver process (lowest priority) STARTs the attack processes one after the other; each
  * has a higher priority, so it runs at once. An attack refused by the seccomp filter never

@@ -12,12 +12,19 @@
 //!   bound of +5 ms.
 //!
 //! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
-//! below. Where the health monitor records something, the assertions go through the `hm`
-//! helpers, which read today's records (partition-level error records in the partition's
-//! log, manager events in `module.log`) and are the one place to retarget when the HM
-//! logbook changes their form.
+//! below. The module also has two channels: `far` sends a numbered message to `next` at
+//! every activation (queuing channel 1: `next`'s stream over its own channel must be complete
+//! and in order, as long with the attacker as without) and writes it to the attacker's
+//! sampling port (channel 2, used by the port attacks only).
+//!
+//! Each run keeps the health monitor's logbook (`--hm-log`); the `hm` helpers read it (and,
+//! for what the logbook does not hold — task limits, the priority watch — the manager's log
+//! lines). The neighbours must have no logbook record in any run.
 
 mod common;
+/// The port attacks (`tests/partitions/port_attacker.c`).
+#[path = "isolation/ports.rs"]
+mod ports;
 
 use common::*;
 use std::path::{Path, PathBuf};
@@ -34,6 +41,8 @@ struct Run {
     log_dir: PathBuf,
     stdout: String,
     report: serde_json::Value,
+    /// The HM logbook, read back with `partita hm-log --json`.
+    logbook: Vec<serde_json::Value>,
 }
 
 impl Run {
@@ -68,10 +77,23 @@ impl Run {
             .collect()
     }
 
+    /// Sequence numbers of the messages neighbour `name` received over its channel.
+    fn port_stream(&self, name: &str) -> Vec<u64> {
+        self.log(name)
+            .lines()
+            .filter_map(|l| l.strip_prefix("PORTMSG seq=")?.trim().parse().ok())
+            .collect()
+    }
+
     fn context(&self) -> String {
         format!(
-            "--- report\n{}\n--- module.log\n{}\n--- stdout (tail)\n{}",
+            "--- report\n{}\n--- logbook\n{}\n--- module.log\n{}\n--- stdout (tail)\n{}",
             self.report,
+            self.logbook
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
             self.log("module"),
             self.stdout
                 .lines()
@@ -86,20 +108,42 @@ impl Run {
     }
 }
 
-/// The health-monitor records the suite asserts on (retarget here when the logbook changes).
+/// The health-monitor records the suite asserts on.
 mod hm {
     use super::Run;
+    use serde_json::Value;
 
-    /// Partition-level error records of partition `part` (from its runtime), as text lines.
-    pub fn partition_errors(run: &Run, part: &str) -> Vec<String> {
-        run.log(part)
-            .lines()
-            .filter(|l| l.contains("[partition-level error"))
-            .map(str::to_string)
+    /// Logbook records of partition `part`.
+    pub fn records<'a>(run: &'a Run, part: &str) -> Vec<&'a Value> {
+        run.logbook
+            .iter()
+            .filter(|r| r["partition"] == part)
             .collect()
     }
 
-    /// Manager events about partition `part` (module log lines naming it).
+    /// Logbook records of `part` with error `code` and `detection` whose message contains
+    /// every one of `words`.
+    pub fn logged<'a>(
+        run: &'a Run,
+        part: &str,
+        code: &str,
+        detection: &str,
+        words: &[&str],
+    ) -> Vec<&'a Value> {
+        records(run, part)
+            .into_iter()
+            .filter(|r| {
+                r["code"] == code
+                    && r["detection"] == detection
+                    && words
+                        .iter()
+                        .all(|w| r["message"].as_str().unwrap_or("").contains(w))
+            })
+            .collect()
+    }
+
+    /// Manager events about partition `part` (module log lines naming it): what the logbook
+    /// does not hold (task limits, the priority watch's reason for a kill).
     pub fn manager_events(run: &Run, part: &str) -> Vec<String> {
         let key = format!("partition {part}");
         run.log("module")
@@ -109,19 +153,19 @@ mod hm {
             .collect()
     }
 
-    /// Whether some record of `part` (runtime or manager) contains every one of `words`.
-    pub fn recorded(run: &Run, part: &str, words: &[&str]) -> bool {
-        partition_errors(run, part)
-            .into_iter()
-            .chain(manager_events(run, part))
+    /// Whether a manager event about `part` contains every one of `words`.
+    pub fn event(run: &Run, part: &str, words: &[&str]) -> bool {
+        manager_events(run, part)
+            .iter()
             .any(|l| words.iter().all(|w| l.contains(w)))
     }
 }
 
 /// Writes the module: `far`, the attacker slot (`exe`, with `extra` arguments and a memory
-/// limit), `next`.
+/// limit), `next`, and the suite's two channels (see the top of the file).
 fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str) -> PathBuf {
     let steady = partition_exe("steady");
+    let role = |r: &str| vec![token.to_string(), r.to_string()];
     let path = write_module(
         dir,
         name,
@@ -131,7 +175,7 @@ fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str)
                 name: "far",
                 exe: steady.clone(),
                 windows: vec![(0, 20)],
-                extra: vec![token.into()],
+                extra: role("send"),
             },
             Part {
                 name: "attacker",
@@ -143,39 +187,65 @@ fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str)
                 name: "next",
                 exe: steady,
                 windows: vec![(80, 15)],
-                extra: vec![token.into()],
+                extra: role("recv"),
             },
         ],
     );
-    // The attacker gets a memory limit (partita:Resources), the rest of the module is as
-    // written by the shared helper.
-    let xml = std::fs::read_to_string(&path).unwrap();
-    let marker = "PartitionName=\"attacker\"";
-    let start = xml.find(marker).expect("attacker partition");
-    let end = start + xml[start..].find("</partita:Executable>").unwrap() + 21;
-    let xml = format!(
-        "{}\n    <partita:Resources memoryBytes=\"{ATTACKER_MEMORY}\"/>{}",
-        &xml[..end],
-        &xml[end..]
+    // The attacker gets a memory limit (partita:Resources), and the partitions their ports;
+    // the rest of the module is as written by the shared helper.
+    let mut xml = std::fs::read_to_string(&path).unwrap();
+    let after_executable = |xml: &str, part: &str| {
+        let start = xml
+            .find(&format!("PartitionName=\"{part}\""))
+            .expect("partition");
+        start + xml[start..].find("</partita:Executable>").unwrap() + 21
+    };
+    let mut add = |part: &str, text: &str| {
+        let at = after_executable(&xml, part);
+        xml = format!("{}\n    {text}{}", &xml[..at], &xml[at..]);
+    };
+    add(
+        "attacker",
+        &format!("<partita:Resources memoryBytes=\"{ATTACKER_MEMORY}\"/>"),
+    );
+    add(
+        "far",
+        "<Queuing_Port Name=\"FAR_OUT\" MaxMessageSize=\"16\" Direction=\"SOURCE\" MaxNbMessages=\"8\"/>\n    <Sampling_Port Name=\"FAR_SAMPLE\" MaxMessageSize=\"16\" Direction=\"SOURCE\" RefreshRateSeconds=\"1\"/>",
+    );
+    add(
+        "next",
+        "<Queuing_Port Name=\"NEXT_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" MaxNbMessages=\"8\"/>",
+    );
+    add(
+        "attacker",
+        "<Sampling_Port Name=\"ATK_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" RefreshRateSeconds=\"1\"/>",
+    );
+    let end = xml.find("</ARINC_653_Module>").unwrap();
+    xml.insert_str(
+        end,
+        "  <Connection_Table>\n    <Channel ChannelIdentifier=\"1\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_OUT\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"3\" PortName=\"NEXT_IN\"/></Destination></Channel>\n    <Channel ChannelIdentifier=\"2\"><Source><Standard_Partition PartitionIdentifier=\"1\" PortName=\"FAR_SAMPLE\"/></Source><Destination><Standard_Partition PartitionIdentifier=\"2\" PortName=\"ATK_IN\"/></Destination></Channel>\n  </Connection_Table>\n",
     );
     std::fs::write(&path, xml).unwrap();
     path
 }
 
-/// Runs `module`; if `pidfile` is given, writes the host pid of neighbour `far` into it once
-/// the module runs (the attacker reads it).
-fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
-    let log_dir = dir.join(format!(
-        "logs-{}",
-        module.file_stem().unwrap().to_string_lossy()
-    ));
+/// Runs `module`; if `pidfile` is given, writes "<host pid of neighbour far> <host pid of
+/// the manager>" into it once the module runs (the attacker reads it).
+fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>, args: &[&str]) -> Run {
+    let stem = module.file_stem().unwrap().to_string_lossy().to_string();
+    let log_dir = dir.join(format!("logs-{stem}"));
     let json = log_dir.join("report.json");
+    let hm_log = dir.join(format!("hm-{stem}.log"));
     let _ = std::fs::remove_dir_all(&log_dir);
+    let _ = std::fs::remove_file(&hm_log);
     let mut child = partita()
         .args(["run", "--duration", RUN, "--log-dir"])
         .arg(&log_dir)
         .arg("--json")
         .arg(&json)
+        .arg("--hm-log")
+        .arg(&hm_log)
+        .args(args)
         .arg(module)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -201,7 +271,7 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
             std::thread::sleep(Duration::from_millis(5));
         };
         let tmp = pf.with_extension("tmp");
-        std::fs::write(&tmp, format!("{far}\n")).unwrap();
+        std::fs::write(&tmp, format!("{far} {}\n", child.id())).unwrap();
         std::fs::rename(&tmp, pf).unwrap();
     }
     let out = child.wait_with_output().unwrap();
@@ -212,11 +282,27 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>) -> Run {
         "leftover processes: {:?}",
         processes_with(token)
     );
-    Run {
+    let lb = partita()
+        .args(["hm-log", "--json"])
+        .arg(&hm_log)
+        .output()
+        .unwrap();
+    assert!(lb.status.success(), "{}", text(&lb));
+    let run = Run {
         log_dir,
         stdout: String::from_utf8_lossy(&out.stdout).into(),
         report,
+        logbook: serde_json::from_slice(&lb.stdout).unwrap(),
+    };
+    // Whatever the attacker does, the neighbours have nothing to record.
+    for n in ["far", "next"] {
+        assert!(
+            hm::records(&run, n).is_empty(),
+            "{n} has health-monitor records\n{}",
+            run.context()
+        );
     }
+    run
 }
 
 fn p90(mut v: Vec<u64>) -> u64 {
@@ -269,19 +355,83 @@ fn check_neighbour(
     Ok((lb, la))
 }
 
-/// Runs the baseline and the attack, checks both neighbours; returns the attack run.
+/// With the suite's channels: `next`'s stream over channel 1 is complete and in order in
+/// both runs (asserted: no port error of `far` or `next`, messages 0, 1, 2, ...), and as long
+/// with the attacker as without (within 3 messages; else the explanation).
+fn check_port_stream(base: &Run, attack: &Run) -> Result<(), String> {
+    let b = base.port_stream("next");
+    let a = attack.port_stream("next");
+    for (run, s) in [(base, &b), (attack, &a)] {
+        for n in ["far", "next"] {
+            assert!(
+                !run.log(n).contains("PORTERR"),
+                "{n}: port error\n{}",
+                run.context()
+            );
+        }
+        let expect: Vec<u64> = (0..s.len() as u64).collect();
+        assert_eq!(
+            s,
+            &expect,
+            "next: stream over channel 1 has gaps or repeats\n{}",
+            run.context()
+        );
+        if s.len() < 10 {
+            return Err(format!("next: only {} messages over channel 1", s.len()));
+        }
+    }
+    if a.len() + 3 < b.len() {
+        return Err(format!(
+            "next: {} messages over channel 1 with the attacker, {} without",
+            a.len(),
+            b.len()
+        ));
+    }
+    Ok(())
+}
+
+/// How a suite test runs its attacker.
+#[derive(Default)]
+struct Setup {
+    /// The attacker gets the pid file (host pids of `far` and of the manager).
+    pidfile: bool,
+    /// Attacker arguments after the pid file.
+    args: Vec<&'static str>,
+    /// More `partita run` options (both runs).
+    run_args: Vec<&'static str>,
+}
+
+/// Runs the baseline and the attack (the module with the suite's channels), checks both
+/// neighbours; returns the attack run.
 fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
+    suite_with(
+        test,
+        attacker,
+        Setup {
+            pidfile: with_pidfile,
+            ..Setup::default()
+        },
+    )
+}
+
+/// [`suite`] with attacker arguments and `partita run` options.
+fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
     if let Err(r) = capable() {
         skip(test, &r);
         return None;
     }
-    let dir = scratch(&format!("iso-{attacker}"));
+    let dir = scratch(&format!(
+        "iso-{attacker}-{}{}",
+        setup.args.join("-"),
+        setup.run_args.join("")
+    ));
     let token = format!("tok-iso-{attacker}-{}", std::process::id());
     let pidfile = dir.join("neighbour.pid");
     let mut extra = Vec::new();
-    if with_pidfile {
+    if setup.pidfile {
         extra.push(pidfile.display().to_string());
     }
+    extra.extend(setup.args.iter().map(|a| a.to_string()));
     let quiet = module(
         &dir,
         "baseline",
@@ -290,22 +440,36 @@ fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
         &token,
     );
     let hostile = module(&dir, "hostile", partition_exe(attacker), extra, &token);
-    let pf = with_pidfile.then_some(pidfile.as_path());
+    let pf = setup.pidfile.then_some(pidfile.as_path());
     // Lateness is a timing figure: on a machine shared with other real-time work (other
     // modules at the same priorities), one pair of runs may be disturbed from outside. The
     // pair is run again (at most four times in all) before the bound counts as broken; the
     // streams and records are checked strictly on every attempt.
     let mut attempt = 1;
     let (attack, far, next) = loop {
-        let base = run(&dir, &quiet, &token, pf);
-        let attack = run(&dir, &hostile, &token, pf);
-        let r = check_neighbour(&base, &attack, "far", 200_000).and_then(|far| {
-            check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
-        });
+        let base = run(&dir, &quiet, &token, pf, &setup.run_args);
+        let attack = run(&dir, &hostile, &token, pf, &setup.run_args);
+        let r = check_neighbour(&base, &attack, "far", 200_000)
+            .and_then(|far| {
+                check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
+            })
+            .and_then(|r| check_port_stream(&base, &attack).map(|()| r));
         match r {
             Ok((far, next)) => break (attack, far, next),
             Err(e) if attempt < 4 => {
-                println!("RETRY {test} (attempt {attempt}): {e}");
+                // The logs of the disturbed pair stay for a look.
+                let mut kept = Vec::new();
+                for r in [&base, &attack] {
+                    let to = r.log_dir.with_extension(format!("retry{attempt}"));
+                    let _ = std::fs::remove_dir_all(&to);
+                    if std::fs::rename(&r.log_dir, &to).is_ok() {
+                        kept.push(to.display().to_string());
+                    }
+                }
+                println!(
+                    "RETRY {test} (attempt {attempt}): {e} (logs: {})",
+                    kept.join(", ")
+                );
                 attempt += 1;
             }
             Err(e) => panic!("{e}\n{}", attack.context()),
@@ -341,6 +505,12 @@ fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
         run.context()
     );
     assert!(p["windows"].as_u64().unwrap() >= 20, "{}", run.context());
+    // Held to its windows, it does nothing the health monitor would record.
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
+        "{}",
+        run.context()
+    );
 }
 
 #[test]
@@ -357,20 +527,7 @@ fn a_spinner_raising_itself_above_the_scheduler_is_stopped() {
     if log.contains("RTSPIN sched_setparam(99) = 0") {
         // The partition kept CAP_SYS_NICE (no RLIMIT_RTPRIO on this host): the manager's
         // priority watch killed it.
-        assert!(
-            hm::recorded(
-                &run,
-                "attacker",
-                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
-            ),
-            "{}",
-            run.context()
-        );
-        assert!(
-            !run.partition("attacker")["exit"].is_null(),
-            "{}",
-            run.context()
-        );
+        assert_priority_watch_kill(&run);
     } else {
         // Refused by RLIMIT_RTPRIO: it spins at its own priority, held to its windows.
         assert!(
@@ -392,8 +549,15 @@ fn a_fork_bomb_stops_at_the_task_limit() {
         "{}",
         run.context()
     );
+    // Contained, not an error: the manager logs the refused forks (the logbook has no
+    // record for them, and the partition none either).
     assert!(
-        hm::recorded(&run, "attacker", &["task limit", "refused"]),
+        hm::event(&run, "attacker", &["task limit", "refused"]),
+        "{}",
+        run.context()
+    );
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
         "{}",
         run.context()
     );
@@ -414,8 +578,15 @@ fn a_thread_bomb_stops_at_the_task_limit() {
         "{}",
         run.context()
     );
+    // Contained, not an error: the manager logs the refused forks (the logbook has no
+    // record for them, and the partition none either).
     assert!(
-        hm::recorded(&run, "attacker", &["task limit", "refused"]),
+        hm::event(&run, "attacker", &["task limit", "refused"]),
+        "{}",
+        run.context()
+    );
+    assert!(
+        hm::records(&run, "attacker").is_empty(),
         "{}",
         run.context()
     );
@@ -431,8 +602,23 @@ fn a_partition_allocating_without_end_dies_at_its_memory_limit() {
     ) else {
         return;
     };
+    let oom = hm::logged(
+        &run,
+        "attacker",
+        "MEMORY_VIOLATION",
+        "memory-limit",
+        &[&format!("memory limit {ATTACKER_MEMORY} bytes exceeded")],
+    );
+    assert!(!oom.is_empty(), "{}", run.context());
     assert!(
-        hm::recorded(
+        oom.iter()
+            .all(|r| r["level"] == "PARTITION" && r["partition_id"] == 2),
+        "{}",
+        run.context()
+    );
+    // The manager's log line says it too.
+    assert!(
+        hm::event(
             &run,
             "attacker",
             &["SIGKILL", "MEMORY_VIOLATION", "memory limit"]
@@ -453,6 +639,37 @@ fn a_partition_allocating_without_end_dies_at_its_memory_limit() {
         .max()
         .unwrap_or(0);
     assert!(biggest < ATTACKER_MEMORY >> 20, "{}", run.context());
+}
+
+/// The priority watch killed the attacker: the manager says why (a log line: the logbook
+/// records the death itself, by SIGKILL).
+fn assert_priority_watch_kill(run: &Run) {
+    assert!(
+        hm::event(
+            run,
+            "attacker",
+            &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
+        ),
+        "{}",
+        run.context()
+    );
+    assert!(
+        !hm::logged(
+            run,
+            "attacker",
+            "HARDWARE_FAULT",
+            "process-died",
+            &["SIGKILL"]
+        )
+        .is_empty(),
+        "{}",
+        run.context()
+    );
+    assert!(
+        !run.partition("attacker")["exit"].is_null(),
+        "{}",
+        run.context()
+    );
 }
 
 /// Attacks refused by the seccomp filter: the runtime raises ILLEGAL_REQUEST naming the call.
@@ -483,9 +700,24 @@ fn forbidden_calls_are_refused_and_recorded() {
     assert!(log.contains("ATTACKS done"), "{}", run.context());
     for call in TRAPPED {
         let what = format!("forbidden system call {call} (");
+        let recs = hm::logged(
+            &run,
+            "attacker",
+            "ILLEGAL_REQUEST",
+            "runtime-error",
+            &[&what],
+        );
         assert!(
-            hm::recorded(&run, "attacker", &["ILLEGAL_REQUEST", &what]),
+            !recs.is_empty(),
             "{call}: no ILLEGAL_REQUEST record\n{}",
+            run.context()
+        );
+        // Raised in an attack process (not the main one), in NORMAL mode.
+        assert!(
+            recs.iter()
+                .all(|r| r["process"].as_i64().is_some_and(|p| p >= 0)
+                    && r["state"] == "PROCESS_EXECUTION"),
+            "{call}\n{}",
             run.context()
         );
         assert!(
@@ -495,11 +727,14 @@ fn forbidden_calls_are_refused_and_recorded() {
         );
     }
     // Both kill attempts (a neighbour's pid, -1) trapped.
-    let kills = hm::partition_errors(&run, "attacker")
-        .iter()
-        .filter(|l| l.contains("forbidden system call kill ("))
-        .count();
-    assert_eq!(kills, 2, "{}", run.context());
+    let kills = hm::logged(
+        &run,
+        "attacker",
+        "ILLEGAL_REQUEST",
+        "runtime-error",
+        &["forbidden system call kill ("],
+    );
+    assert_eq!(kills.len(), 2, "{}", run.context());
     // Refused by the kernel, not by the filter: the neighbour's /proc entry does not exist
     // in the attacker's PID namespace; the cgroup files belong to root.
     assert!(
@@ -517,15 +752,7 @@ fn forbidden_calls_are_refused_and_recorded() {
     // A priority above the partition's limit: refused by RLIMIT_RTPRIO, or (hosts where the
     // partition keeps CAP_SYS_NICE) seen by the manager, which kills the partition.
     if log.contains("RESULT rt-priority-99 rc=0") {
-        assert!(
-            hm::recorded(
-                &run,
-                "attacker",
-                &["ILLEGAL_REQUEST", "real-time priority to 99", "killed"]
-            ),
-            "{}",
-            run.context()
-        );
+        assert_priority_watch_kill(&run);
     } else {
         assert!(
             log.contains("RESULT rt-priority-99 rc=-1 errno=1"),
@@ -555,8 +782,20 @@ fn a_partition_crashing_in_a_loop_is_restarted_without_disturbing_the_others() {
         .count() as u64;
     // (The last restart may have been cut short by the end of the run.)
     assert!(crashes >= 3 && crashes + 1 >= restarts, "{}", run.context());
+    // Each crash is recorded, at process level (its error handler got it).
+    let recorded = hm::logged(&run, "attacker", "MEMORY_VIOLATION", "process-error", &[]);
     assert!(
-        hm::recorded(&run, "attacker", &["restarts in COLD_START"]),
+        recorded.len() as u64 >= crashes
+            && recorded
+                .iter()
+                .all(|r| r["level"] == "PROCESS" && r["action"] == "ERROR_HANDLER"),
+        "{} records for {crashes} crashes\n{}",
+        recorded.len(),
+        run.context()
+    );
+    // The restarts it asked for are the manager's events.
+    assert!(
+        hm::event(&run, "attacker", &["restarts in COLD_START"]),
         "{}",
         run.context()
     );
@@ -595,8 +834,16 @@ fn a_plain_program_sees_only_itself_and_dies_of_a_forbidden_call() {
     assert!(log.contains("PROCVIEW NoNewPrivs:\t1"), "{}", run.context());
     assert!(log.contains("PROCVIEW Seccomp:\t2"), "{}", run.context());
     assert!(!log.contains("ptrace returned"), "{}", run.context());
+    let died = hm::logged(
+        &run,
+        "attacker",
+        "ILLEGAL_REQUEST",
+        "process-died",
+        &["SIGSYS"],
+    );
+    assert_eq!(died.len(), 1, "{}", run.context());
     assert!(
-        hm::recorded(&run, "attacker", &["SIGSYS", "ILLEGAL_REQUEST"]),
+        hm::event(&run, "attacker", &["SIGSYS", "ILLEGAL_REQUEST"]),
         "{}",
         run.context()
     );
