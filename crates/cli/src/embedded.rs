@@ -17,7 +17,10 @@ const PARTITIONS: [(&str, &str); 4] = [
     ("fcs", include_str!("../../../examples/flagship/fcs.c")),
     ("nav", include_str!("../../../examples/flagship/nav.c")),
     ("video", include_str!("../../../examples/flagship/video.c")),
-    ("health", include_str!("../../../examples/flagship/health.c")),
+    (
+        "health",
+        include_str!("../../../examples/flagship/health.c"),
+    ),
 ];
 
 /// Writes the embedded module and builds its partitions; returns the module file.

@@ -33,7 +33,10 @@ fn flagship_module_passes_check() {
     let all = text(&out);
     assert!(out.status.success(), "{all}");
     assert!(!all.to_lowercase().contains("warning"), "{all}");
-    assert!(all.contains("Schedule 1 \"initialisation\" (initial)"), "{all}");
+    assert!(
+        all.contains("Schedule 1 \"initialisation\" (initial)"),
+        "{all}"
+    );
     assert!(all.contains("Schedule 2 \"running\""), "{all}");
     assert!(all.contains("fcs:ATTITUDE -> nav:ATTITUDE"), "{all}");
     assert!(all.contains("nav:NAV_CMD -> fcs:NAV_CMD"), "{all}");
@@ -106,8 +109,14 @@ fn default_module_is_the_flagship_and_runs_cleanly() {
         .iter()
         .rfind(|l| l.contains("control cycles"))
         .unwrap_or_else(|| panic!("no fcs status line\n{all}"));
-    assert!(count_before(status, "control cycles").unwrap() >= 40, "{status}");
-    assert!(count_before(status, "attitude msgs").unwrap() >= 20, "{status}");
+    assert!(
+        count_before(status, "control cycles").unwrap() >= 40,
+        "{status}"
+    );
+    assert!(
+        count_before(status, "attitude msgs").unwrap() >= 20,
+        "{status}"
+    );
     assert!(count_before(status, "waypoints").unwrap() >= 1, "{status}");
     assert!(!status.contains("(cmd   0.0)"), "{status}");
     // nav: the attitude messages arrived through the sampling port, valid.
@@ -132,15 +141,17 @@ fn default_module_is_the_flagship_and_runs_cleanly() {
         "{all}"
     );
     assert!(
-        video.iter().any(|l| l.contains("error handler: APPLICATION_ERROR")
-            && l.contains("frame 30: camera checksum mismatch")),
+        video
+            .iter()
+            .any(|l| l.contains("error handler: APPLICATION_ERROR")
+                && l.contains("frame 30: camera checksum mismatch")),
         "{all}"
     );
     // health read the others' status and that error from the logbook.
     assert!(
-        health
-            .iter()
-            .any(|l| l.contains("schedule 2;") && l.contains("fcs NORMAL") && l.contains("video NORMAL")),
+        health.iter().any(|l| l.contains("schedule 2;")
+            && l.contains("fcs NORMAL")
+            && l.contains("video NORMAL")),
         "{all}"
     );
     assert!(
