@@ -175,6 +175,21 @@ fn default_module_is_the_flagship_and_runs_cleanly() {
         assert!(p["windows"].as_u64().unwrap() >= 20, "{p}");
         assert!(p["exit"].is_null(), "{p}");
     }
+    // The run report's channel traffic: the attitude stream and nav's waypoints.
+    let channels = report["channels"].as_array().unwrap();
+    assert_eq!(channels.len(), 2, "{report}");
+    assert_eq!(channels[0]["source"], "fcs:ATTITUDE");
+    assert_eq!(channels[0]["destinations"][0], "nav:ATTITUDE");
+    assert!(channels[0]["written"].as_u64().unwrap() >= 50, "{report}");
+    assert_eq!(channels[1]["source"], "nav:NAV_CMD");
+    let sent = channels[1]["written"].as_u64().unwrap();
+    assert!(sent >= 1, "{report}");
+    assert_eq!(channels[1]["received"].as_u64().unwrap(), sent, "{report}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("channel 1 (sampling): fcs:ATTITUDE -> nav:ATTITUDE"),
+        "{all}"
+    );
     let records = report["hm"]["records"].as_array().unwrap();
     assert!(
         records
