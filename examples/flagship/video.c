@@ -6,7 +6,9 @@
  * link "corrupts" frame 30 and every 100th frame after it: the encoder detects the bad
  * checksum and calls RAISE_APPLICATION_ERROR; the partition's error handler reports the
  * error, the frame is dropped and encoding goes on. The health monitor records each error
- * in the logbook, where the health partition reads it. */
+ * in the logbook, where the health partition reads it. Each frame's statistics go out as one
+ * line of text on the VIDEO_TLM queuing port, which the module connects to a UDP
+ * pseudo-partition: datagrams to 127.0.0.1:6530 (watch them with `nc -ul 127.0.0.1 6530`). */
 #include "flagship.h"
 
 #define W 640
@@ -15,6 +17,21 @@
 static unsigned char frame[H][W], previous[H][W];
 static double cosines[8][8];
 static unsigned dropped, errors_handled;
+static QUEUING_PORT_ID_TYPE tlm_port;
+static unsigned tlm_sent, tlm_refused;
+
+static void telemetry(unsigned n, unsigned coded, double ms)
+{
+    char line[64];
+    RETURN_CODE_TYPE rc;
+    int len = snprintf(line, sizeof line, "video frame %u coded %u B encode %.2f ms\n", n, coded,
+                       ms);
+    SEND_QUEUING_MESSAGE(tlm_port, (MESSAGE_ADDR_TYPE)line, len, 0, &rc);
+    if (rc == NO_ERROR)
+        tlm_sent++;
+    else
+        tlm_refused++;
+}
 
 static double cosine(double x) /* cos(x) for |x| <= 4 pi, without libm */
 {
@@ -92,19 +109,22 @@ static void encoder(void)
             RAISE_APPLICATION_ERROR(APPLICATION_ERROR, (MESSAGE_ADDR_TYPE)msg,
                                     (ERROR_MESSAGE_SIZE_TYPE)len, &rc);
         } else {
-            coded += encode();
+            unsigned size = encode();
+            coded += size;
             encoded++;
             double ms = (flagship_now() - t0) / 1e6;
+            telemetry(n, size, ms);
             total_ms += ms;
             if (ms > worst_ms)
                 worst_ms = ms;
         }
         if (n % 50 == 0) {
             printf("video: frame %u: %u frames encoded, %u B raw -> %llu B coded on average "
-                   "(%.1f:1), encode %.1f ms average, %.1f ms max, %u dropped\n",
+                   "(%.1f:1), encode %.1f ms average, %.1f ms max, %u dropped; %u telemetry "
+                   "messages sent, %u refused\n",
                    n, encoded, W * H, encoded ? coded / encoded : 0,
                    coded ? (double)W * H * encoded / coded : 0.0,
-                   encoded ? total_ms / encoded : 0.0, worst_ms, dropped);
+                   encoded ? total_ms / encoded : 0.0, worst_ms, dropped, tlm_sent, tlm_refused);
             worst_ms = 0;
         }
         PERIODIC_WAIT(&rc);
@@ -133,6 +153,9 @@ int main(void)
     for (int u = 0; u < 8; u++)
         for (int x = 0; x < 8; x++)
             cosines[u][x] = cosine((2 * x + 1) * u * 3.14159265358979323846 / 16);
+    CREATE_QUEUING_PORT(APEX_NAME("VIDEO_TLM"), 64, 32, SOURCE, FIFO, &tlm_port, &rc);
+    if (rc != NO_ERROR)
+        printf("video: CREATE_QUEUING_PORT(VIDEO_TLM): %d\n", (int)rc);
     CREATE_ERROR_HANDLER((SYSTEM_ADDRESS_TYPE)error_handler, 64 * 1024, &rc);
     flagship_process("video", "encoder", encoder, 40000000, 40000000, SOFT, 10);
     printf("video: initialised at t=%.3f s: encoder at 25 frames/s, %dx%d\n",

@@ -40,6 +40,10 @@ fn flagship_module_passes_check() {
     assert!(all.contains("Schedule 2 \"running\""), "{all}");
     assert!(all.contains("fcs:ATTITUDE -> nav:ATTITUDE"), "{all}");
     assert!(all.contains("nav:NAV_CMD -> fcs:NAV_CMD"), "{all}");
+    assert!(
+        all.contains("video:VIDEO_TLM -> ground(udp 127.0.0.1:6530)"),
+        "{all}"
+    );
 }
 
 /// Lines of `partition`'s output (the module log prefixes each with the partition name).
@@ -177,7 +181,7 @@ fn default_module_is_the_flagship_and_runs_cleanly() {
     }
     // The run report's channel traffic: the attitude stream and nav's waypoints.
     let channels = report["channels"].as_array().unwrap();
-    assert_eq!(channels.len(), 2, "{report}");
+    assert_eq!(channels.len(), 3, "{report}");
     assert_eq!(channels[0]["source"], "fcs:ATTITUDE");
     assert_eq!(channels[0]["destinations"][0], "nav:ATTITUDE");
     assert!(channels[0]["written"].as_u64().unwrap() >= 50, "{report}");
