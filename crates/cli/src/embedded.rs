@@ -1,12 +1,27 @@
 //! The embedded default module: what `partita run` runs without a file.
 //!
-//! Its configuration and C sources are compiled into the binary; on first use they are written
-//! to a cache directory and the partitions are built with `partita cc`.
+//! It is the flagship example (`examples/flagship`): its configuration and C sources are
+//! compiled into the binary; on first use they are written to a cache directory and the
+//! partitions are built with `partita cc`. Partitions only read and execute there (the
+//! executables are started through a descriptor), so a root-owned cache is fine.
 
 use std::path::PathBuf;
 
-const MODULE: &str = include_str!("../../../examples/hello/module.xml");
-const HELLO_C: &str = include_str!("../../../examples/hello/hello.c");
+const MODULE: &str = include_str!("../../../examples/flagship/module.xml");
+const HEADER: (&str, &str) = (
+    "flagship.h",
+    include_str!("../../../examples/flagship/flagship.h"),
+);
+/// The partitions: (executable name, C source).
+const PARTITIONS: [(&str, &str); 4] = [
+    ("fcs", include_str!("../../../examples/flagship/fcs.c")),
+    ("nav", include_str!("../../../examples/flagship/nav.c")),
+    ("video", include_str!("../../../examples/flagship/video.c")),
+    (
+        "health",
+        include_str!("../../../examples/flagship/health.c"),
+    ),
+];
 
 /// Writes the embedded module and builds its partitions; returns the module file.
 pub fn materialise() -> Result<PathBuf, String> {
@@ -14,7 +29,7 @@ pub fn materialise() -> Result<PathBuf, String> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join("partita").join("hello");
+    let dir = base.join("partita").join("flagship");
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
     let write = |name: &str, text: &str| -> Result<PathBuf, String> {
@@ -25,17 +40,22 @@ pub fn materialise() -> Result<PathBuf, String> {
         Ok(p)
     };
     let module = write("module.xml", MODULE)?;
-    let src = write("hello.c", HELLO_C)?;
-    let exe = bin.join("hello");
-    let status = crate::cc::compile(&[
-        "-O2".into(),
-        "-Wall".into(),
-        src.display().to_string(),
-        "-o".into(),
-        exe.display().to_string(),
-    ])?;
-    if status != 0 {
-        return Err(format!("compiling {} failed", src.display()));
+    write(HEADER.0, HEADER.1)?;
+    // Always rebuilt: the executables link this binary's runtime library.
+    for (name, text) in PARTITIONS {
+        let src = write(&format!("{name}.c"), text)?;
+        let exe = bin.join(name);
+        let status = crate::cc::compile(&[
+            "-O2".into(),
+            "-Wall".into(),
+            src.display().to_string(),
+            "-o".into(),
+            exe.display().to_string(),
+        ])?;
+        if status != 0 {
+            let _ = std::fs::remove_file(&exe);
+            return Err(format!("compiling {} failed", src.display()));
+        }
     }
     Ok(module)
 }

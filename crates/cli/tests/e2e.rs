@@ -134,6 +134,8 @@ fn hostile_partition_is_confined_with_every_backend() {
     }
 }
 
+/// The small example, `examples/hello`, built with `partita cc` as its comment says and run
+/// from its own module file (the default module is the flagship: tests/flagship.rs).
 #[test]
 fn hello_runs_and_stops_cleanly() {
     let _g = serial();
@@ -141,11 +143,23 @@ fn hello_runs_and_stops_cleanly() {
         return skip("hello_runs_and_stops_cleanly", &r);
     }
     let dir = scratch("hello");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let module = dir.join("module.xml");
+    std::fs::copy(repo().join("examples/hello/module.xml"), &module).unwrap();
+    let cc = partita()
+        .args(["cc", "-O2", "-Wall", "-Werror"])
+        .arg(repo().join("examples/hello/hello.c"))
+        .arg("-o")
+        .arg(dir.join("bin/hello"))
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", text(&cc));
     let child = partita()
         .args(["run", "--duration", "1500ms", "--log-dir"])
         .arg(dir.join("logs"))
         .arg("--json")
         .arg(dir.join("report.json"))
+        .arg(&module)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

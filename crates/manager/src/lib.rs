@@ -27,6 +27,7 @@ mod report;
 mod scheduler;
 pub mod stats;
 mod supervisor;
+mod traffic;
 
 pub use backend::{Backend, BackendChoice};
 pub use hm::HmReport;
@@ -38,6 +39,7 @@ pub use plan::{
 pub use ports::{ChannelSpec, EndSpec};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
+pub use traffic::ChannelTraffic;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

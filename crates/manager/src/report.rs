@@ -106,6 +106,9 @@ pub struct RunReport {
     pub window_trace: Vec<WindowStart>,
     /// Window starts not kept in `window_trace` (over the limit).
     pub window_trace_dropped: u64,
+    // --- flagship stream ---
+    /// Traffic of every channel of the connection table.
+    pub channels: Vec<crate::traffic::ChannelTraffic>,
 }
 
 impl RunReport {
@@ -196,6 +199,26 @@ impl RunReport {
             for r in &self.hm.records {
                 let _ = writeln!(s, "    {}", crate::hm::logbook::render_record(r));
             }
+        }
+        for c in &self.channels {
+            let _ = writeln!(
+                s,
+                "  channel {} ({}): {} -> {}: {} messages {}{}",
+                c.id,
+                c.kind,
+                c.source,
+                c.destinations.join(", "),
+                c.written,
+                if c.received.is_some() {
+                    "sent"
+                } else {
+                    "written"
+                },
+                match (c.received, c.pending) {
+                    (Some(r), Some(p)) => format!(", {r} received, {p} left in the queue"),
+                    _ => String::new(),
+                },
+            );
         }
         for w in &self.schedule_switches {
             let _ = writeln!(

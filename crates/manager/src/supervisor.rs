@@ -69,6 +69,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let mut sentinel: Option<(Cgroup, Freezer)> = None;
     // Ports stream: channel memory for the whole run, and the pseudo-partition bridge.
     let mut bridge = None;
+    let mut channels = None;
     let setup = (|| -> Result<(), ManagerError> {
         for i in 0..plan.partitions.len() {
             parts.push(Arc::new(Partition::prepare(
@@ -77,6 +78,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
         if let Some(ch) = crate::ports::attach(plan, &parts)? {
             bridge = crate::bridge::Bridge::open(&ch)?;
+            channels = Some(ch);
         }
         if backend == Backend::FreezerV1 {
             // Keep one cgroup frozen for the whole run: the kernel then leaves its freezer
@@ -438,6 +440,11 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         })
         .collect();
     let hm_report = hm.report(opts.hm_log.as_deref(), module_resets);
+    // flagship stream: per-channel traffic, read after every partition has stopped.
+    let names: Vec<String> = parts.iter().map(|p| p.spec.name.clone()).collect();
+    let channels = channels
+        .map(|c| crate::traffic::collect(&c, &names))
+        .unwrap_or_default();
     Ok(RunReport {
         module: plan.name.clone(),
         backend,
@@ -457,6 +464,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         final_schedule,
         window_trace,
         window_trace_dropped,
+        channels,
     })
 }
 

@@ -90,6 +90,9 @@ pub struct QueueHeader {
     /// Messages the writer had to discard because the queue was full (a pseudo-partition
     /// bridge cannot block): the reader reports an overflow when it changes.
     pub overflows: AtomicU32,
+    /// Messages the writer appended since the run started (traffic statistics for the run
+    /// report; counted by the writer, so only as trustworthy as the writer).
+    pub sent: AtomicU64,
 }
 
 /// Read state of a queuing channel (reader-owned).
@@ -103,6 +106,8 @@ pub struct ReadState {
     pub rx_waiting: AtomicU32,
     /// Last value of the writer's `overflows` the reader reported.
     pub overflows_seen: AtomicU32,
+    /// Messages the reader removed since the run started (statistics, as `sent`).
+    pub received: AtomicU64,
 }
 
 // SAFETY: all four are #[repr(C)] and made only of atomics, valid for every bit pattern and
@@ -424,6 +429,15 @@ impl Queue {
         self.dist(tail, head).min(self.cap) as usize
     }
 
+    /// Messages sent and received since the run started (the writer's and the reader's
+    /// counters).
+    pub fn traffic(&self) -> (u64, u64) {
+        (
+            self.header().sent.load(Ordering::Relaxed),
+            self.read_state().received.load(Ordering::Relaxed),
+        )
+    }
+
     /// Whether the queue is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -446,6 +460,7 @@ impl Queue {
             copy_in(p.add(QUEUE_SLOT_HEADER), msg);
         }
         h.head.store(self.next(head), Ordering::SeqCst);
+        h.sent.fetch_add(1, Ordering::Relaxed);
         if self.read_state().rx_waiting.load(Ordering::SeqCst) != 0 {
             crate::futex::wake(&h.head, u32::MAX, true);
         }
@@ -473,6 +488,7 @@ impl Queue {
             len
         };
         rs.tail.store(self.next(tail), Ordering::SeqCst);
+        rs.received.fetch_add(1, Ordering::Relaxed);
         if h.tx_waiting.load(Ordering::SeqCst) != 0 {
             crate::futex::wake(&rs.tail, u32::MAX, true);
         }

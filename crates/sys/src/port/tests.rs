@@ -127,6 +127,26 @@ fn queue_fifo_full_clear_overflow() {
 }
 
 #[test]
+fn queue_counts_sent_and_received_across_wraps() {
+    let (w, r) = queue(8, 3);
+    let mut out = [0u8; 8];
+    assert_eq!(w.traffic(), (0, 0));
+    for i in 0..10u8 {
+        assert!(w.push(&[i]));
+        assert_eq!(r.pop(&mut out).unwrap().len, 1);
+    }
+    for i in 0..3u8 {
+        assert!(w.push(&[i, i]));
+    }
+    assert!(!w.push(&[9]), "full");
+    // Seen alike from both views: a refused push is not sent, a cleared message not received.
+    assert_eq!(w.traffic(), (13, 10));
+    assert_eq!(r.traffic(), (13, 10));
+    assert_eq!(r.clear(), 3);
+    assert_eq!(r.traffic(), (13, 10));
+}
+
+#[test]
 fn corrupt_peer_indices_stay_in_bounds() {
     let (w, r) = queue(8, 4);
     let mut out = [0u8; 8];
