@@ -233,7 +233,11 @@ impl Schedules {
         }
         st.decided = Some(t);
         let mut consumed = Vec::new();
-        let best = self.consume_requests(parts, &mut st, &mut consumed);
+        // Only requests made before this frame start count for it: a scheduler thread that
+        // wakes late must not apply, at the frame start it is handling, a request made after
+        // that instant (it takes effect at the end of the frame it was made in).
+        let frame_start = t.saturating_sub(st.epoch) as i64;
+        let best = self.consume_requests(parts, &mut st, &mut consumed, frame_start);
         // Acknowledged only after the control blocks show the outcome, so that a runtime
         // never reports the old schedule as the next one once its request is consumed.
         let ack = |consumed: &[(usize, u32)]| {
@@ -366,13 +370,15 @@ impl Schedules {
             && p.state.lock().expect("partition state").life == Life::Live
     }
 
-    /// Consumes the new requests; returns the latest valid one: (schedule index, requesting
-    /// partition, request time).
+    /// Consumes the new requests made before `frame_start` (APEX time); returns the latest
+    /// valid one: (schedule index, requesting partition, request time). A request made at or
+    /// after `frame_start` stays for the next frame start.
     fn consume_requests(
         &self,
         parts: &[Arc<Partition>],
         st: &mut State,
         consumed: &mut Vec<(usize, u32)>,
+        frame_start: i64,
     ) -> Option<(usize, usize, i64)> {
         let mut requests = Vec::new();
         for p in parts {
@@ -382,9 +388,12 @@ impl Schedules {
             if seq == 0 || seq == st.seen[p.index] {
                 continue;
             }
+            let at = c.schedule_request_ns.load(Ordering::Relaxed);
+            if at >= frame_start {
+                continue;
+            }
             st.seen[p.index] = seq;
             consumed.push((p.index, seq));
-            let at = c.schedule_request_ns.load(Ordering::Relaxed);
             let allowed = self.may_switch(st, p);
             requests.push(Request {
                 partition: p.index,

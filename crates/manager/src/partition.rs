@@ -516,6 +516,24 @@ fn read_parent_mems(root: &std::path::Path) -> String {
 
 /// v1 cpuset: intermediate groups start with empty `cpus`/`mems`; copy the root's.
 fn prepare_cpuset_parents(root: &std::path::Path, run_dir: &str) -> Result<(), ManagerError> {
+    // Another run that ends removes the shared parents when they are empty; a parent removed
+    // between our mkdir and our write is re-created empty by the next mkdir, and a child's
+    // CPUs must be a subset of its parent's (EACCES otherwise). Retry the whole path then.
+    let mut attempt = 0;
+    loop {
+        match try_prepare_cpuset_parents(root, run_dir) {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt < 20 => {
+                attempt += 1;
+                tracing::debug!("cpuset parents of {run_dir}: {e}; retrying");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn try_prepare_cpuset_parents(root: &std::path::Path, run_dir: &str) -> Result<(), ManagerError> {
     let cpus = std::fs::read_to_string(root.join("cpuset.cpus")).unwrap_or_default();
     let mems = read_parent_mems(root);
     let mut p = PathBuf::from(root);
