@@ -22,6 +22,7 @@ mod output;
 mod partition;
 mod plan;
 mod ports;
+mod raise;
 mod report;
 mod scheduler;
 pub mod stats;

@@ -137,6 +137,22 @@ pub struct ControlBlock {
     /// Written by the manager: identifier of the schedule that runs from the next frame
     /// boundary (the current one when no change is pending).
     pub schedule_next: AtomicI32,
+    // --- prio stream ---
+    // The raise broker: partitions hold no capability, so where the manager cannot give them
+    // RLIMIT_RTPRIO (see `isolation::can_limit_rtprio`) it raises a runtime thread's SCHED_FIFO
+    // priority on request, never above the runtime's timer priority (docs/priority-raising.md).
+    /// Written by the manager: 1 when a raise broker serves this partition.
+    pub raise_broker: AtomicU32,
+    /// Written by the partition: incremented (and futex-woken) for each request.
+    pub raise_request: AtomicU32,
+    /// Written by the partition before `raise_request`: the thread (partition's PID namespace).
+    pub raise_tid: AtomicI32,
+    /// Written by the partition before `raise_request`: the SCHED_FIFO priority wanted.
+    pub raise_priority: AtomicI32,
+    /// Written by the manager: the value of `raise_request` last served (futex-woken).
+    pub raise_done: AtomicU32,
+    /// Written by the manager before `raise_done`: 0, or the errno of the refusal.
+    pub raise_result: AtomicI32,
 }
 
 /// Multiple module schedules: the table sizes and the seqlock protocol of the schedule fields.
