@@ -146,6 +146,9 @@ mod tests {
         // Above the timer priority, or not a thread of the process: refused.
         assert_eq!(serve(me, tid, LIMIT + 1, &mut m), EPERM);
         assert_eq!(serve(me, i32::MAX, 5, &mut m), ESRCH);
+        // A thread of another process (init) cannot be named.
+        assert_eq!(serve(me, 1, 5, &mut m), ESRCH);
+        assert_eq!(serve(me, tid, 0, &mut m), EPERM);
         assert_eq!(serve(0, tid, 5, &mut m), ESRCH);
     }
 }
