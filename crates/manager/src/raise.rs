@@ -9,9 +9,9 @@
 //!
 //! The broker runs at that timer priority, pinned to the partition's CPUs: a request is served
 //! inside the requesting partition's window, on its cores, so a partition flooding requests
-//! only spends its own time. A request still in progress when the window ends may finish a few
-//! microseconds into the next window of that core (one request: the runtime makes them one at
-//! a time).
+//! only spends its own time. Requests still pending when the window ends may be served in the
+//! next window of that core: the one in progress and at most one more (each pass serves the
+//! latest request once, however far the partition moved the counter), tens of microseconds.
 
 use crate::partition::Partition;
 use partita_sys::control::ControlBlock;
@@ -89,8 +89,11 @@ fn serve(pid: i32, tid: i32, prio: i32, tids: &mut HashMap<i32, i32>) -> i32 {
     if pid <= 0 || tid <= 0 {
         return ESRCH;
     }
+    // A cached host tid still listed under the process is still its thread (a tid freed by an
+    // exited thread and taken by another process's task is not); checking that costs one
+    // `stat` instead of reading the status file.
     let host = match tids.get(&tid) {
-        Some(&h) if ns_tid(pid, h) == Some(tid) => h,
+        Some(&h) if std::path::Path::new(&format!("/proc/{pid}/task/{h}")).exists() => h,
         _ => {
             tids.clear();
             for h in threads(pid) {
