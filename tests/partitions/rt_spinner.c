@@ -1,6 +1,6 @@
 /* Hostile: raises itself to real-time priority 99 (above the manager's scheduler threads)
- * and spins. Refused where RLIMIT_RTPRIO bounds the partition; where the partition keeps
- * CAP_SYS_NICE the manager's priority watch kills it. */
+ * and spins. Refused on every host: the partition holds no capability and RLIMIT_RTPRIO is at
+ * most the runtime's timer priority (0 where the host cannot set it). */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>

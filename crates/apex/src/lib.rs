@@ -14,6 +14,7 @@ mod idle;
 pub mod isolation;
 mod ports;
 pub mod ports_api;
+mod raise;
 pub mod reclaim;
 pub mod runtime;
 pub mod schedules;

@@ -245,7 +245,8 @@ impl Ports {
 
     fn port_thread(&'static self, rt: &'static Runtime, prio: i32) {
         if prio > 0 {
-            let _ = partita_sys::sched::set_fifo(0, prio + 1);
+            // prio stream: a raise may go through the manager (crate::raise).
+            let _ = crate::raise::set_priority(rt.control(), 0, prio + 1);
         }
         loop {
             let gen = self.rearm.load(Ordering::SeqCst);

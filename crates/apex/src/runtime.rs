@@ -490,7 +490,8 @@ impl Runtime {
         let prio = prio.max(1);
         let tid = slot.tid.load(Ordering::Acquire);
         if self.rt_run > 0 && tid > 0 && slot.prio.swap(prio, Ordering::AcqRel) != prio {
-            let _ = partita_sys::sched::set_priority(tid, prio);
+            // prio stream: a raise may go through the manager (crate::raise).
+            crate::raise::set_priority(self.control(), tid, prio);
         }
     }
 
@@ -739,7 +740,7 @@ impl Runtime {
         if self.rt_run > 0 {
             let prio = prio.max(1);
             slot.prio.store(prio, Ordering::Release);
-            let _ = partita_sys::sched::set_priority(0, prio);
+            crate::raise::set_priority(self.control(), 0, prio);
         }
     }
 

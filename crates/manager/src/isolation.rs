@@ -44,7 +44,6 @@ pub(crate) fn confinement(
         // A backstop above the pids cgroup (which then is the limit that is reached and
         // counted), for hosts without the pids controller.
         nproc_limit: root.then(|| 2 * task_limit(spec)),
-        keep_sys_nice: root && rt_priority > 0 && !rtprio_limit_possible(),
         filters,
     })
 }
@@ -60,9 +59,6 @@ pub(crate) fn rtprio_limit_possible() -> bool {
 /// The run-report note when the seccomp filter is off.
 pub(crate) const NO_SECCOMP_NOTE: &str =
     "partitions run without the seccomp filter (--no-seccomp): forbidden system calls are not refused";
-
-/// The run-report note when partitions keep `CAP_SYS_NICE`.
-pub(crate) const SYS_NICE_NOTE: &str = "the host does not allow raising RLIMIT_RTPRIO (no CAP_SYS_RESOURCE): partitions keep CAP_SYS_NICE so that their runtime can raise its threads' real-time priorities, and could raise them above the scheduler threads (see docs/threat-model.md)";
 
 /// Sets the memory limit on `g`, swap included when the kernel accounts swap
 /// (`memory.memsw.limit_in_bytes`), so that a partition cannot page its excess out.
@@ -126,10 +122,11 @@ fn rt_priority(tid: i32) -> Option<u32> {
         .and_then(|v| v.parse().ok())
 }
 
-/// Watches partitions' real-time priorities when they keep `CAP_SYS_NICE` (see
-/// [`rtprio_limit_possible`]): the kernel then does not stop a partition from raising a
-/// thread above the runtime's timer priority (run + 1), up to above the scheduler threads.
-/// A partition seen doing so is killed (SIGKILL to every process of its cgroup) and the
+/// Watches partitions' real-time priorities on hosts where they cannot be given
+/// `RLIMIT_RTPRIO` (see [`rtprio_limit_possible`]), as defence in depth: partitions hold no
+/// capability, so the kernel refuses any raise, and the raise broker (`crate::raise`) grants
+/// none above the runtime's timer priority (run + 1); it should never fire. A thread seen
+/// above that priority gets its partition killed (SIGKILL to every process of its cgroup) and the
 /// error is logged as ILLEGAL_REQUEST. Called from the supervisor's loop (every ~10 ms), so
 /// a spinning thread above the scheduler can delay one boundary of its core by that much.
 pub(crate) struct PriorityWatch {
@@ -139,6 +136,8 @@ pub(crate) struct PriorityWatch {
 
 impl PriorityWatch {
     pub(crate) fn new(parts: &[std::sync::Arc<Partition>], rt: bool) -> Self {
+        // prio stream: the raise brokers start with the watch (crate::raise).
+        crate::raise::start(parts);
         PriorityWatch {
             enabled: rt && partita_sys::proc::is_root() && !rtprio_limit_possible(),
             killed: vec![false; parts.len()],

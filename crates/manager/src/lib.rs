@@ -23,6 +23,7 @@ mod output;
 mod partition;
 mod plan;
 mod ports;
+mod raise;
 mod report;
 mod scheduler;
 pub mod stats;

@@ -233,6 +233,10 @@ impl Partition {
         c.restarts.store(restarts, Ordering::Relaxed);
         c.park_lowering
             .store(u32::from(backend != Backend::FreezerV1), Ordering::Relaxed);
+        // prio stream: the manager raises the runtime's threads where the kernel cannot let
+        // the partition do it (crate::raise).
+        c.raise_broker
+            .store(u32::from(rt && crate::raise::needed()), Ordering::Relaxed);
         c.process_policy.store(
             if s.edf {
                 control::process_policy::EDF
@@ -334,16 +338,9 @@ impl Partition {
             spec.fds
                 .extend(fds.iter().map(|(f, n)| (f.as_raw_fd(), *n)));
         }
-        for (applies, note) in [
-            (
-                spec.confinement.keep_sys_nice,
-                crate::isolation::SYS_NICE_NOTE,
-            ),
-            (!seccomp, crate::isolation::NO_SECCOMP_NOTE),
-        ] {
-            if applies && !notes.iter().any(|n| n == note) {
-                notes.push(note.into());
-            }
+        let note = crate::isolation::NO_SECCOMP_NOTE;
+        if !seccomp && !notes.iter().any(|n| n == note) {
+            notes.push(note.into());
         }
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,

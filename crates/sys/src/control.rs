@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Or
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -137,6 +137,22 @@ pub struct ControlBlock {
     /// Written by the manager: identifier of the schedule that runs from the next frame
     /// boundary (the current one when no change is pending).
     pub schedule_next: AtomicI32,
+    // --- prio stream ---
+    // The raise broker: partitions hold no capability, so where the manager cannot give them
+    // RLIMIT_RTPRIO (see `isolation::can_limit_rtprio`) it raises a runtime thread's SCHED_FIFO
+    // priority on request, never above the runtime's timer priority (docs/priority-raising.md).
+    /// Written by the manager: 1 when a raise broker serves this partition.
+    pub raise_broker: AtomicU32,
+    /// Written by the partition: incremented (and futex-woken) for each request.
+    pub raise_request: AtomicU32,
+    /// Written by the partition before `raise_request`: the thread (partition's PID namespace).
+    pub raise_tid: AtomicI32,
+    /// Written by the partition before `raise_request`: the SCHED_FIFO priority wanted.
+    pub raise_priority: AtomicI32,
+    /// Written by the manager: the value of `raise_request` last served (futex-woken).
+    pub raise_done: AtomicU32,
+    /// Written by the manager before `raise_done`: 0, or the errno of the refusal.
+    pub raise_result: AtomicI32,
 }
 
 /// Multiple module schedules: the table sizes and the seqlock protocol of the schedule fields.

@@ -26,8 +26,9 @@ const CAP_SYS_RESOURCE: u32 = 24;
 /// Whether a child of the caller can be given `RLIMIT_RTPRIO` = `limit` (soft and hard): the
 /// caller's hard limit is already that high, or it holds `CAP_SYS_RESOURCE` to raise it. When
 /// it cannot (a container without `CAP_SYS_RESOURCE`, hard limit 0), an unprivileged
-/// partition could never raise a thread's real-time priority, which the partition runtime
-/// must do; the manager then leaves it `CAP_SYS_NICE` (see `docs/threat-model.md`).
+/// partition can never raise a thread's real-time priority; the manager then raises the
+/// runtime's threads for it, up to the limit (its raise broker, see
+/// `docs/priority-raising.md`).
 pub fn can_limit_rtprio(limit: u64) -> bool {
     let mut rl = libc::rlimit {
         rlim_cur: 0,

@@ -363,7 +363,7 @@ pub static ALLOWED: &[Allowed] = &[
     al("sched_get_priority_max", l::SYS_sched_get_priority_max, Any, SCHED_READ),
     al("sched_get_priority_min", l::SYS_sched_get_priority_min, Any, SCHED_READ),
     al("sched_rr_get_interval", l::SYS_sched_rr_get_interval, Any, SCHED_READ),
-    al("sched_setparam", l::SYS_sched_setparam, Any, "the runtime raises/demotes its own APEX threads within SCHED_FIFO (the partition starts in SCHED_FIFO, so it never needs sched_setscheduler); the PID namespace and the uid confine the target to the partition's own threads, RLIMIT_RTPRIO caps the priority at the runtime's timer priority"),
+    al("sched_setparam", l::SYS_sched_setparam, Any, "the runtime raises/demotes its own APEX threads within SCHED_FIFO (the partition starts in SCHED_FIFO, so it never needs sched_setscheduler); the PID namespace and the uid confine the target to the partition's own threads; with no capability left, the kernel refuses any raise above RLIMIT_RTPRIO (the runtime's timer priority, or 0 where the host cannot set it: the manager's raise broker then raises, capped at the timer priority)"),
     al("getpriority", l::SYS_getpriority, Any, SCHED_READ),
     al("getcpu", l::SYS_getcpu, Any, SCHED_READ),
     al("gettid", l::SYS_gettid, Any, ID),

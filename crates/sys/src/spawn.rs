@@ -117,10 +117,6 @@ pub struct Confinement {
     pub fifo_priority: Option<i32>,
     /// `RLIMIT_NPROC` (processes and threads of the uid).
     pub nproc_limit: Option<u64>,
-    /// Keep `CAP_SYS_NICE` (as an ambient capability, so that it survives `execve`) when
-    /// `RLIMIT_RTPRIO` cannot be raised for the child: see
-    /// [`crate::isolation::can_limit_rtprio`]. Every other capability is dropped.
-    pub keep_sys_nice: bool,
     /// Seccomp filters to load (with `PR_SET_NO_NEW_PRIVS`).
     pub filters: Option<crate::seccomp::Filters>,
 }
@@ -358,15 +354,11 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     rlim_cur: l,
                     rlim_max: l,
                 };
-                // Without root the limit may not be raisable: the partition then simply
-                // cannot use real-time priorities, as before. As root it must hold, unless
-                // CAP_SYS_NICE is kept for want of it.
-                if libc::setrlimit(libc::RLIMIT_RTPRIO, &rl) != 0
-                    && conf.ids.is_some()
-                    && !conf.keep_sys_nice
-                {
-                    fail(st);
-                }
+                // Refused only when the inherited hard limit is lower (raising it needs
+                // CAP_SYS_RESOURCE): the child then keeps that lower limit, and with every
+                // capability dropped it cannot raise a priority above it (prio stream: the
+                // manager's raise broker serves the runtime, see docs/priority-raising.md).
+                let _ = libc::setrlimit(libc::RLIMIT_RTPRIO, &rl);
             }
             if let Some(n) = conf.nproc_limit {
                 let rl = libc::rlimit {
@@ -448,12 +440,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             if let Some((uid, gid)) = conf.ids {
                 // Raw system calls: glibc's set*id wrappers would try to synchronise threads
                 // that only exist in the parent.
-                let nice = crate::isolation::CAP_SYS_NICE;
-                let keep: u32 = if conf.keep_sys_nice { 1 << nice } else { 0 };
                 for cap in 0..64 {
-                    if conf.keep_sys_nice && cap == nice {
-                        continue;
-                    }
                     if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
                         if *libc::__errno_location() == libc::EINVAL {
                             break;
@@ -468,52 +455,37 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                     0,
                     0,
                 );
-                if conf.keep_sys_nice && libc::prctl(libc::PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 {
-                    fail(st);
-                }
                 if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
                     || libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0
                     || libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0
                 {
                     fail(st);
                 }
-                // Changing uid from 0 cleared the permitted and effective sets (unless
-                // PR_SET_KEEPCAPS); set all three to nothing (or CAP_SYS_NICE alone), make a
-                // kept CAP_SYS_NICE ambient (the only way it survives execve without file
-                // capabilities), and check the result.
+                // Changing uid from 0 cleared the permitted and effective sets; set all three
+                // to nothing (CAP_SYS_NICE included, on every host: the runtime never needs to
+                // raise a priority itself) and check the result.
                 let mut hdr = CapHeader {
                     version: LINUX_CAPABILITY_VERSION_3,
                     pid: 0,
                 };
                 let mut data = [
                     CapData {
-                        effective: keep,
-                        permitted: keep,
-                        inheritable: keep,
+                        effective: 0,
+                        permitted: 0,
+                        inheritable: 0,
                     },
                     CapData::default(),
                 ];
                 if libc::syscall(libc::SYS_capset, &mut hdr, data.as_ptr()) != 0 {
                     fail(st);
                 }
-                if conf.keep_sys_nice
-                    && libc::prctl(
-                        libc::PR_CAP_AMBIENT,
-                        libc::PR_CAP_AMBIENT_RAISE,
-                        nice as libc::c_ulong,
-                        0,
-                        0,
-                    ) != 0
-                {
-                    fail(st);
-                }
                 data = [CapData::default(); 2];
                 if libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) != 0 {
                     fail(st);
                 }
-                if data[0].effective != keep
-                    || data[0].permitted != keep
-                    || data[0].inheritable != keep
+                if data[0].effective != 0
+                    || data[0].permitted != 0
+                    || data[0].inheritable != 0
                     || data[1].effective != 0
                     || data[1].permitted != 0
                     || data[1].inheritable != 0

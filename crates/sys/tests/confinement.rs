@@ -37,7 +37,6 @@ fn status_of_confined_cat(namespaces: Namespaces) -> String {
             ids: Some((61_000, 61_000)),
             fifo_priority: None,
             nproc_limit: Some(64),
-            keep_sys_nice: false,
             filters: Some(partita_sys::seccomp::compile().unwrap()),
         },
     };

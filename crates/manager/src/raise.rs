@@ -1,0 +1,157 @@
+//! The raise broker (prio stream): partitions hold no capability, and where the manager
+//! cannot give them `RLIMIT_RTPRIO` (root without `CAP_SYS_RESOURCE`, hard limit 0) the kernel
+//! refuses every raise of a real-time priority. The partition runtime must raise its own
+//! threads (a demoted APEX process designated again, the timer thread), so the manager does
+//! it for the runtime (`partita_apex`'s `raise` module): one broker thread per partition
+//! serves the requests written into the control block, after checking that the thread belongs
+//! to the partition and that the priority is at most the runtime's timer priority (run + 1).
+//! See docs/priority-raising.md.
+//!
+//! The broker runs at that timer priority, pinned to the partition's CPUs: a request is served
+//! inside the requesting partition's window, on its cores, so a partition flooding requests
+//! only spends its own time. Requests still pending when the window ends may be served in the
+//! next window of that core: the one in progress and at most one more (each pass serves the
+//! latest request once, however far the partition moved the counter), tens of microseconds.
+
+use crate::partition::Partition;
+use partita_sys::control::ControlBlock;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+
+/// Highest priority the broker grants: the runtime's timer priority.
+const LIMIT: i32 = crate::PARTITION_RUN_PRIORITY + 1;
+
+/// Whether partitions need a broker on this host (real-time priorities in use is checked by
+/// the caller): the manager is root (partitions get their own uid and lose every capability)
+/// and cannot give them `RLIMIT_RTPRIO`.
+pub(crate) fn needed() -> bool {
+    partita_sys::proc::is_root() && !crate::isolation::rtprio_limit_possible()
+}
+
+/// Starts one broker per partition whose control block asks for one. The threads end when
+/// their partition is dropped.
+pub(crate) fn start(parts: &[Arc<Partition>]) {
+    for p in parts {
+        if p.control().raise_broker.load(Ordering::Acquire) == 0 {
+            continue;
+        }
+        let weak = Arc::downgrade(p);
+        let name = format!("partita-raise{}", p.index);
+        if let Err(e) = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || broker(weak))
+        {
+            // The runtime then waits forever for its raise: say why.
+            eprintln!(
+                "partita: no raise broker for partition {}: {e}",
+                p.spec.name
+            );
+        }
+    }
+}
+
+fn broker(part: Weak<Partition>) {
+    if let Some(p) = part.upgrade() {
+        if !p.cpus.is_empty() {
+            let _ = partita_sys::sched::set_affinity(0, &p.cpus);
+        }
+    }
+    let _ = partita_sys::sched::set_fifo(0, LIMIT);
+    // Partition tid -> host tid, refreshed on a miss.
+    let mut tids: HashMap<i32, i32> = HashMap::new();
+    loop {
+        let Some(p) = part.upgrade() else { return };
+        let c: &ControlBlock = p.control();
+        let req = c.raise_request.load(Ordering::Acquire);
+        if req == c.raise_done.load(Ordering::Acquire) {
+            // Wakes for a request, or now and then to notice that the partition is gone.
+            let deadline = partita_sys::time::monotonic_ns() + 200_000_000;
+            partita_sys::futex::wait(&c.raise_request, req, Some(deadline), true);
+            continue;
+        }
+        let tid = c.raise_tid.load(Ordering::Acquire);
+        let prio = c.raise_priority.load(Ordering::Acquire);
+        let pid = p.state.lock().map(|s| s.pid).unwrap_or(0);
+        let result = serve(pid, tid, prio, &mut tids);
+        c.raise_result.store(result, Ordering::Release);
+        c.raise_done.store(req, Ordering::Release);
+        partita_sys::futex::wake(&c.raise_done, u32::MAX, true);
+    }
+}
+
+/// Raises thread `tid` (as the partition names it) of the partition whose main process is
+/// `pid` (host) to `prio`; 0 or an errno.
+fn serve(pid: i32, tid: i32, prio: i32, tids: &mut HashMap<i32, i32>) -> i32 {
+    if !(1..=LIMIT).contains(&prio) {
+        return EPERM;
+    }
+    if pid <= 0 || tid <= 0 {
+        return ESRCH;
+    }
+    // A cached host tid still listed under the process is still its thread (a tid freed by an
+    // exited thread and taken by another process's task is not); checking that costs one
+    // `stat` instead of reading the status file.
+    let host = match tids.get(&tid) {
+        Some(&h) if std::path::Path::new(&format!("/proc/{pid}/task/{h}")).exists() => h,
+        _ => {
+            tids.clear();
+            for h in threads(pid) {
+                if let Some(t) = ns_tid(pid, h) {
+                    tids.insert(t, h);
+                }
+            }
+            match tids.get(&tid) {
+                Some(&h) => h,
+                None => return ESRCH,
+            }
+        }
+    };
+    match partita_sys::sched::set_priority(host, prio) {
+        Ok(()) => 0,
+        Err(e) => e.errno().unwrap_or(EPERM),
+    }
+}
+
+const EPERM: i32 = 1;
+const ESRCH: i32 = 3;
+
+/// The host tids of process `pid`'s threads.
+fn threads(pid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The tid of host thread `host` of process `pid` in the partition's innermost PID namespace
+/// (the last `NSpid` field; the host tid itself without a PID namespace). `None` if it is not
+/// a thread of `pid` (any more).
+fn ns_tid(pid: i32, host: i32) -> Option<i32> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/task/{host}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("NSpid:"))?;
+    line.split_whitespace().last()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_threads_are_found_and_limits_hold() {
+        let me = partita_sys::sched::getpid();
+        let tid = partita_sys::sched::gettid();
+        assert!(threads(me).contains(&tid));
+        assert_eq!(ns_tid(me, tid), Some(tid));
+        let mut m = HashMap::new();
+        // Above the timer priority, or not a thread of the process: refused.
+        assert_eq!(serve(me, tid, LIMIT + 1, &mut m), EPERM);
+        assert_eq!(serve(me, i32::MAX, 5, &mut m), ESRCH);
+        // A thread of another process (init) cannot be named.
+        assert_eq!(serve(me, 1, 5, &mut m), ESRCH);
+        assert_eq!(serve(me, tid, 0, &mut m), EPERM);
+        assert_eq!(serve(0, tid, 5, &mut m), ESRCH);
+    }
+}
