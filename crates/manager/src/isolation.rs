@@ -186,6 +186,19 @@ impl PriorityWatch {
     }
 }
 
+/// How often partition `p` hit its task limit so far (`pids.events` `max`), if it has a pids
+/// cgroup.
+pub(crate) fn task_limit_hits(p: &Partition) -> Option<u64> {
+    p.groups.iter().find_map(|g| {
+        g.read("pids.events").ok().map(|ev| {
+            ev.lines()
+                .find_map(|l| l.strip_prefix("max "))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0)
+        })
+    })
+}
+
 /// Logs, at the end of a run, how often each partition hit its task limit (pids cgroup
 /// `pids.events`) and its memory limit (`memory.failcnt`): refused forks and allocations
 /// are contained inside the partition but recorded here.

@@ -259,6 +259,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let mut seen_work = 0;
     let mut seen_hm_work = 0;
     let mut oom: Vec<Option<OomSeen>> = vec![None; parts.len()];
+    let mut task_hits: Vec<TaskHits> = vec![TaskHits::default(); parts.len()];
     loop {
         if let Some(s) = &opts.stop {
             if s.load(Ordering::Acquire) {
@@ -305,6 +306,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
         reap(&parts, &output, &hm, &mut oom);
         watch_memory(&parts, &output, &hm, &mut oom);
+        watch_tasks(&parts, &output, &hm, &mut task_hits);
         watch.check(&parts, &output);
         if hm.shutdown_requested() {
             output.event(&format!("module {}: health monitor SHUTDOWN", plan.name));
@@ -602,6 +604,61 @@ fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [O
             if let Some(rec) = rec {
                 output.event(&hm_line(&rec));
             }
+        }
+    }
+}
+
+/// What [`watch_tasks`] last saw of a partition's task limit.
+#[derive(Debug, Clone, Copy, Default)]
+struct TaskHits {
+    /// `pids.events` `max` counter at the last record.
+    recorded: u64,
+    /// When that record was made (monotonic ns; 0: never).
+    at: u64,
+}
+
+/// Refused forks and thread creations (the partition reached its task limit, `pids.events`):
+/// an ILLEGAL_REQUEST record (detection `task-limit`, PROCESS level by default: the creation
+/// failed with EAGAIN inside the partition, which carries on). A fork or thread bomb retries
+/// without end: at most one record per partition per second, carrying the count since the last.
+fn watch_tasks(parts: &[Arc<Partition>], output: &Output, hm: &Hm, seen: &mut [TaskHits]) {
+    const EVERY_NS: u64 = 1_000_000_000;
+    let now = monotonic_ns();
+    for p in parts {
+        let Some(hits) = crate::isolation::task_limit_hits(p) else {
+            continue;
+        };
+        let s = &mut seen[p.index];
+        if hits < s.recorded {
+            // A new incarnation in the same cgroup does not reset the counter; a new cgroup
+            // (module RESET re-creating groups) would.
+            s.recorded = 0;
+        }
+        if hits == s.recorded || (s.at != 0 && now.saturating_sub(s.at) < EVERY_NS) {
+            continue;
+        }
+        let refused = hits - s.recorded;
+        *s = TaskHits {
+            recorded: hits,
+            at: now,
+        };
+        let rec = hm.raise(
+            parts,
+            Detected {
+                partition: Some(p.index),
+                process: None,
+                state: hm::state_of(hm, p, None),
+                code: partita_config::model::ErrorCode::IllegalRequest,
+                origin: Origin::Refused,
+                detection: Detection::TaskLimit,
+                message: format!(
+                    "task limit ({}) reached: {refused} fork(s) or thread creation(s) refused",
+                    crate::isolation::task_limit(&p.spec)
+                ),
+            },
+        );
+        if let Some(rec) = rec {
+            output.event(&hm_line(&rec));
         }
     }
 }

@@ -38,6 +38,9 @@ pub enum Detection {
     IllegalCall,
     /// Simulated power failure (`--power-fail-at`, SIGPWR to the manager).
     PowerFail,
+    /// The partition tried to create more tasks (processes, threads) than its task limit
+    /// allows (pids cgroup `pids.events`): the fork or thread creation failed inside it.
+    TaskLimit,
 }
 
 /// The action carried out.
