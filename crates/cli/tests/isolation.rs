@@ -801,7 +801,7 @@ fn a_plain_program_sees_only_itself_and_dies_of_a_forbidden_call() {
     let log = run.log("attacker");
     // Its own PID namespace: /proc lists itself only, as PID 1; its own uid, no capability
     // at all (CAP_SYS_NICE included: prio stream).
-    let uid = 61_001; // partita_sys::isolation::partition_uid(1)
+    let uid = 61_001; // partition_uid(1) in id block 0 (tests run one module at a time)
     assert!(
         log.contains(&format!("PROCVIEW processes=1 pid=1 uid={uid} gid={uid}")),
         "{}",

@@ -66,9 +66,71 @@ pub(crate) fn acquire(cpus: &[u32]) -> (CoreLocks, Vec<String>) {
     (CoreLocks { _files: files }, notes)
 }
 
+/// The lock of the partition id block of a run (see `partita_sys::isolation`).
+pub(crate) struct UidBlock {
+    _file: Option<File>,
+    /// The block taken.
+    pub block: u32,
+}
+
+/// Takes the first free block of partition ids (a host-wide `flock` on
+/// `partita-uids<N>.lock`), so that partitions of two modules running at once never share a
+/// uid; selects it with `partita_sys::isolation::set_uid_block`. When every block is taken (or
+/// no lock file can be used) block 0 is used and a note says so.
+pub(crate) fn acquire_uid_block() -> (UidBlock, Option<String>) {
+    match lock_free_uid_block() {
+        Some((file, block)) => {
+            partita_sys::isolation::set_uid_block(block);
+            (
+                UidBlock {
+                    _file: Some(file),
+                    block,
+                },
+                None,
+            )
+        }
+        None => {
+            partita_sys::isolation::set_uid_block(0);
+            (
+                UidBlock {
+                    _file: None,
+                    block: 0,
+                },
+                Some(format!(
+                    "no free partition id block (all {} taken or unusable): partitions share uids with another module",
+                    partita_sys::isolation::UID_BLOCKS
+                )),
+            )
+        }
+    }
+}
+
+/// Locks the first free id block: its lock file (held) and number.
+fn lock_free_uid_block() -> Option<(File, u32)> {
+    (0..partita_sys::isolation::UID_BLOCKS).find_map(|block| {
+        let p = std::env::temp_dir().join(format!("partita-uids{block}.lock"));
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .or_else(|_| File::open(&p))
+            .ok()?;
+        f.try_lock().ok().map(|()| (f, block))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_runs_get_different_uid_blocks() {
+        // (Does not select the block: other tests of this process read it.)
+        let (_a, first) = lock_free_uid_block().expect("a free block");
+        let (_b, second) = lock_free_uid_block().expect("a second free block");
+        assert_ne!(first, second);
+    }
 
     #[test]
     fn a_second_holder_is_told() {

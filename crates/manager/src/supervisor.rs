@@ -65,6 +65,15 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         partita_sys::sched::getpid(),
         monotonic_ns() / 1000
     );
+    // Partition uids of this run, distinct from those of any other module running now.
+    let (uid_block, uid_note) = crate::corelock::acquire_uid_block();
+    notes.extend(uid_note);
+    if uid_block.block != 0 {
+        notes.push(format!(
+            "another module holds partition id block 0: this run's partitions use uids from {}",
+            partita_sys::isolation::partition_uid(0)
+        ));
+    }
     let mut parts: Vec<Arc<Partition>> = Vec::new();
     let mut sentinel: Option<(Cgroup, Freezer)> = None;
     // Ports stream: channel memory for the whole run, and the pseudo-partition bridge.

@@ -4,18 +4,45 @@
 //! module, so that file permissions separate the partitions' shared-memory objects (a channel
 //! buffer belongs to its writer; a reader's state belongs to the reader) even when a
 //! partition re-opens a descriptor through `/proc/self/fd`.
+//!
+//! Two modules running at the same time on one host must not share ids either: each run
+//! takes a *block* of ids (see [`set_uid_block`]; the manager picks a free block with a
+//! host-wide lock), and partition `index` of the run in block `b` is
+//! `PARTITION_UID_BASE + b·UID_BLOCK_SIZE + index`. Block 0 (the default) gives
+//! 61000, 61001, ...
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// First user and group id used for partitions.
 pub const PARTITION_UID_BASE: u32 = 61_000;
 
+/// Ids per block: the most partitions one module may have.
+pub const UID_BLOCK_SIZE: u32 = 1_000;
+
+/// Blocks available (concurrent runs on one host).
+pub const UID_BLOCKS: u32 = 64;
+
+static UID_BLOCK: AtomicU32 = AtomicU32::new(0);
+
+/// Selects the id block of this process's run (the manager calls it before it creates any
+/// partition resource; runs of one process are sequential). Out-of-range values are clamped.
+pub fn set_uid_block(block: u32) {
+    UID_BLOCK.store(block.min(UID_BLOCKS - 1), Ordering::Relaxed);
+}
+
+/// The id block of this process's run.
+pub fn uid_block() -> u32 {
+    UID_BLOCK.load(Ordering::Relaxed)
+}
+
 /// The user id partition `index` runs as.
 pub fn partition_uid(index: usize) -> u32 {
-    PARTITION_UID_BASE + index as u32
+    PARTITION_UID_BASE + uid_block() * UID_BLOCK_SIZE + (index as u32).min(UID_BLOCK_SIZE - 1)
 }
 
 /// The group id partition `index` runs as.
 pub fn partition_gid(index: usize) -> u32 {
-    PARTITION_UID_BASE + index as u32
+    partition_uid(index)
 }
 
 /// `CAP_SYS_NICE`.
