@@ -542,44 +542,30 @@ fn a_spinner_cannot_raise_itself_above_the_scheduler() {
 
 #[test]
 fn a_fork_bomb_stops_at_the_task_limit() {
-    let _g = serial();
-    let Some(run) = suite("a_fork_bomb_stops_at_the_task_limit", "fork_bomb", false) else {
-        return;
-    };
-    assert!(
-        run.log("attacker").contains("FORKBOMB refused after"),
-        "{}",
-        run.context()
-    );
-    // Contained, not an error: the manager logs the refused forks (the logbook has no
-    // record for them, and the partition none either).
-    assert!(
-        hm::event(&run, "attacker", &["task limit", "refused"]),
-        "{}",
-        run.context()
-    );
-    assert!(
-        hm::records(&run, "attacker").is_empty(),
-        "{}",
-        run.context()
+    bomb_stops_at_the_task_limit(
+        "a_fork_bomb_stops_at_the_task_limit",
+        "fork_bomb",
+        "FORKBOMB refused after",
     );
 }
 
 #[test]
 fn a_thread_bomb_stops_at_the_task_limit() {
-    let _g = serial();
-    let Some(run) = suite(
+    bomb_stops_at_the_task_limit(
         "a_thread_bomb_stops_at_the_task_limit",
         "thread_bomb",
-        false,
-    ) else {
+        "THREADBOMB refused after",
+    );
+}
+
+/// A fork or thread bomb (attacker `mode`) of test `name` is refused at the task limit: the
+/// attacker logs `refused` and the manager the refused forks.
+fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
+    let _g = serial();
+    let Some(run) = suite(name, mode, false) else {
         return;
     };
-    assert!(
-        run.log("attacker").contains("THREADBOMB refused after"),
-        "{}",
-        run.context()
-    );
+    assert!(run.log("attacker").contains(refused), "{}", run.context());
     // Contained, not an error: the manager logs the refused forks (the logbook has no
     // record for them, and the partition none either).
     assert!(
