@@ -31,13 +31,7 @@ impl Runtime {
         &'static self,
         f: impl FnOnce(&mut Kernel, SystemTime, Runner) -> Result<CallOutcome, ReturnCode>,
     ) -> Result<(), ReturnCode> {
-        let (me, mut k) = self.enter()?;
-        let now = self.now();
-        let r = f(&mut k, now, me);
-        self.dispatch(&mut k);
-        drop(k);
-        self.wait_designated(me);
-        match r? {
+        match self.call(f)? {
             CallOutcome::Done(()) => Ok(()),
             CallOutcome::Blocked => {
                 let (me, mut k) = self.enter()?;
@@ -62,13 +56,7 @@ impl Runtime {
             &mut [u8],
         ) -> Result<CallOutcome<usize>, ReturnCode>,
     ) -> Result<usize, ReturnCode> {
-        let (me, mut k) = self.enter()?;
-        let now = self.now();
-        let r = f(&mut k, now, me, out);
-        self.dispatch(&mut k);
-        drop(k);
-        self.wait_designated(me);
-        match r? {
+        match self.call(|k, now, me| f(k, now, me, &mut *out))? {
             CallOutcome::Done(n) => Ok(n),
             CallOutcome::Blocked => {
                 let (me, mut k) = self.enter()?;
