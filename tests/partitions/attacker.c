@@ -9,6 +9,7 @@
  * partition-level error records). An attack that returns prints
  * "RESULT <name> rc=<rc> errno=<errno>" and stops itself. */
 #define _GNU_SOURCE
+#include "process.h"
 #include "window_check.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -140,27 +141,6 @@ static void driver(void)
     fflush(stdout);
     for (;;)
         TIMED_WAIT(1000000000, &rc);
-}
-
-static PROCESS_ID_TYPE mk(const char *name, void (*entry)(void), int prio)
-{
-    RETURN_CODE_TYPE rc;
-    PROCESS_ATTRIBUTE_TYPE a;
-    PROCESS_ID_TYPE pid = 0;
-    memset(&a, 0, sizeof a);
-    strncpy(a.NAME, name, sizeof a.NAME - 1);
-    a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)entry;
-    a.STACK_SIZE = 65536;
-    a.BASE_PRIORITY = prio;
-    a.PERIOD = INFINITE_TIME_VALUE;
-    a.TIME_CAPACITY = INFINITE_TIME_VALUE;
-    a.DEADLINE = SOFT;
-    CREATE_PROCESS(&a, &pid, &rc);
-    if (rc != NO_ERROR) {
-        printf("CREATE_PROCESS %s: %d\n", name, (int)rc);
-        exit(1);
-    }
-    return pid;
 }
 
 int main(int argc, char **argv)

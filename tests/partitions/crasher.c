@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <ARINC653.h>
+#include "process.h"
 
 static PARTITION_STATUS_TYPE status;
 
@@ -35,14 +36,8 @@ int main(void)
     PROCESS_ID_TYPE pid;
     GET_PARTITION_STATUS(&status, &rc);
     CREATE_ERROR_HANDLER((SYSTEM_ADDRESS_TYPE)handler, 65536, &rc);
-    memset(&a, 0, sizeof a);
-    strncpy(a.NAME, "crash", sizeof a.NAME);
-    a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)crash;
-    a.STACK_SIZE = 65536;
-    a.BASE_PRIORITY = 10;
-    a.PERIOD = status.PERIOD;
+    a = process_attrs("crash", crash, 10, status.PERIOD);
     a.TIME_CAPACITY = status.PERIOD;
-    a.DEADLINE = SOFT;
     CREATE_PROCESS(&a, &pid, &rc);
     START(pid, &rc);
     SET_PARTITION_MODE(NORMAL, &rc);

@@ -4,19 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <ARINC653.h>
+#include "process.h"
 
 static QUEUING_PORT_ID_TYPE cmd_in, echo_out, fifo_in, file_out;
 static SAMPLING_PORT_ID_TYPE samp_out;
-
-static char *nm(const char *s)
-{
-    static NAME_TYPE n[4];
-    static int k;
-    char *r = n[k++ % 4];
-    memset(r, 0, sizeof(NAME_TYPE));
-    memcpy(r, s, strlen(s));
-    return r;
-}
 
 static void echo(void)
 {
@@ -69,26 +60,6 @@ static void tick(void)
     }
 }
 
-static void process(const char *name, void (*entry)(void), SYSTEM_TIME_TYPE period)
-{
-    RETURN_CODE_TYPE rc;
-    PROCESS_ATTRIBUTE_TYPE a;
-    PROCESS_ID_TYPE pid;
-    memset(&a, 0, sizeof a);
-    memcpy(a.NAME, nm(name), sizeof a.NAME);
-    a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)entry;
-    a.STACK_SIZE = 65536;
-    a.BASE_PRIORITY = 10;
-    a.PERIOD = period;
-    a.TIME_CAPACITY = INFINITE_TIME_VALUE;
-    a.DEADLINE = SOFT;
-    CREATE_PROCESS(&a, &pid, &rc);
-    if (rc == NO_ERROR)
-        START(pid, &rc);
-    if (rc != NO_ERROR)
-        printf("ERROR process %s %d\n", name, (int)rc);
-}
-
 int main(void)
 {
     RETURN_CODE_TYPE rc;
@@ -104,9 +75,9 @@ int main(void)
     if (rc != NO_ERROR) printf("ERROR create FILE_OUT %d\n", (int)rc);
     CREATE_SAMPLING_PORT(nm("SAMP_OUT"), 32, SOURCE, 0, &samp_out, &rc);
     if (rc != NO_ERROR) printf("ERROR create SAMP_OUT %d\n", (int)rc);
-    process("echo", echo, INFINITE_TIME_VALUE);
-    process("copy", copy, INFINITE_TIME_VALUE);
-    process("tick", tick, st.PERIOD);
+    start_process("echo", echo, 10, INFINITE_TIME_VALUE);
+    start_process("copy", copy, 10, INFINITE_TIME_VALUE);
+    start_process("tick", tick, 10, st.PERIOD);
     printf("echo ready\n");
     fflush(stdout);
     SET_PARTITION_MODE(NORMAL, &rc);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <ARINC653.h>
+#include "process.h"
 
 #define Q1_SIZE 512
 #define Q2_SIZE 64
@@ -150,40 +151,9 @@ static void recv_loop(QUEUING_PORT_ID_TYPE q, size_t max, int with_sampling)
     fflush(stdout);
 }
 
-/* A NUL-padded NAME_TYPE copy of s (rotating buffers). */
-static char *nm(const char *s)
-{
-    static NAME_TYPE n[4];
-    static int k;
-    char *r = n[k++ % 4];
-    memset(r, 0, sizeof(NAME_TYPE));
-    memcpy(r, s, strlen(s) < sizeof(NAME_TYPE) ? strlen(s) : sizeof(NAME_TYPE));
-    return r;
-}
-
 static int writer;
 static void p1(void) { (writer ? send_loop : recv_loop)(q1, Q1_SIZE, 1); STOP_SELF(); }
 static void p2(void) { (writer ? send_loop : recv_loop)(q2, Q2_SIZE, 0); STOP_SELF(); }
-
-static void process(const char *name, void (*entry)(void), int prio)
-{
-    RETURN_CODE_TYPE rc;
-    PROCESS_ATTRIBUTE_TYPE a;
-    PROCESS_ID_TYPE pid;
-    memset(&a, 0, sizeof a);
-    memcpy(a.NAME, nm(name), sizeof a.NAME);
-    a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)entry;
-    a.STACK_SIZE = 65536;
-    a.BASE_PRIORITY = prio;
-    a.PERIOD = INFINITE_TIME_VALUE;
-    a.TIME_CAPACITY = INFINITE_TIME_VALUE;
-    a.DEADLINE = SOFT;
-    CREATE_PROCESS(&a, &pid, &rc);
-    if (rc == NO_ERROR)
-        START(pid, &rc);
-    if (rc != NO_ERROR)
-        printf("ERROR process %s %d\n", name, (int)rc);
-}
 
 int main(int argc, char **argv)
 {
@@ -207,8 +177,8 @@ int main(int argc, char **argv)
         printf("ERROR create S %d\n", (int)rc);
     printf("%s ready\n", argv[1]);
     fflush(stdout);
-    process("p1", p1, 10);
-    process("p2", p2, 10);
+    start_process("p1", p1, 10, INFINITE_TIME_VALUE);
+    start_process("p2", p2, 10, INFINITE_TIME_VALUE);
     SET_PARTITION_MODE(NORMAL, &rc);
     return 1;
 }

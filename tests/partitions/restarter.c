@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <ARINC653.h>
+#include "process.h"
 
 static PARTITION_STATUS_TYPE status;
 
@@ -32,14 +33,8 @@ int main(void)
     GET_PARTITION_STATUS(&status, &rc);
     printf("MODE init mode %d start_condition %d\n", (int)status.OPERATING_MODE,
            (int)status.START_CONDITION);
-    memset(&a, 0, sizeof a);
-    strncpy(a.NAME, "worker", sizeof a.NAME);
-    a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)worker;
-    a.STACK_SIZE = 65536;
-    a.BASE_PRIORITY = 5;
-    a.PERIOD = status.PERIOD;
+    a = process_attrs("worker", worker, 5, status.PERIOD);
     a.TIME_CAPACITY = status.PERIOD;
-    a.DEADLINE = SOFT;
     CREATE_PROCESS(&a, &pid, &rc);
     START(pid, &rc);
     SET_PARTITION_MODE(NORMAL, &rc);

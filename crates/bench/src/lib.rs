@@ -18,6 +18,7 @@ mod log;
 mod partition;
 mod ports;
 mod render;
+mod run;
 mod stats;
 mod switch;
 

@@ -4,6 +4,7 @@
 use crate::analysis::{match_gaps, Counts, Geometry, Matched};
 use crate::bare::{self, Mechanism, Rig};
 use crate::log::{status, LogFile, Slot};
+use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::BenchError;
 use partita_manager::{BackendChoice, ModulePlan, PartitionSpec, RunOptions};
@@ -257,8 +258,19 @@ impl Ctx {
     }
 }
 
-/// Sets `run_stop` once both spinners have run `frames` (+ 1 %, + 4) frames past their start (or when
-/// the bench is interrupted); returns when `done` is set.
+/// Whether both spinners have run `frames` (+ 1 %, + 4) frames past their start.
+fn covered(log: &LogFile, frames: u64) -> bool {
+    // 1 % more than asked: a few windows may be left out of the figures (see `Counts`).
+    let need = ((frames + frames / 100 + 4) * MAJOR_FRAME_NS) as i64;
+    let covered = |s: Slot<'_>| -> bool {
+        let Some(t0) = s.started() else { return false };
+        s.gaps().last().is_some_and(|g| g.1 - t0 >= need)
+    };
+    covered(log.slot(0)) && covered(log.slot(1))
+}
+
+/// Sets `run_stop` once [`covered`] (or when the bench is interrupted); returns when `done`
+/// is set.
 fn watch(
     log: &LogFile,
     frames: u64,
@@ -266,14 +278,8 @@ fn watch(
     run_stop: &AtomicBool,
     done: &AtomicBool,
 ) {
-    // 1 % more than asked: a few windows may be left out of the figures (see `Counts`).
-    let need = ((frames + frames / 100 + 4) * MAJOR_FRAME_NS) as i64;
-    let covered = |s: Slot<'_>| -> bool {
-        let Some(t0) = s.started() else { return false };
-        s.gaps().last().is_some_and(|g| g.1 - t0 >= need)
-    };
     while !done.load(Ordering::Acquire) {
-        if global.load(Ordering::Relaxed) || (covered(log.slot(0)) && covered(log.slot(1))) {
+        if global.load(Ordering::Relaxed) || covered(log, frames) {
             run_stop.store(true, Ordering::Release);
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -401,45 +407,15 @@ fn run_partita(
         schedules: Default::default(),
         channels: Vec::new(),
     };
-    let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {
         backend: backend_choice(mech),
         duration: Some(ctx.max_duration(frames)),
         echo: false,
-        stop: Some(run_stop.clone()),
         spin_margin: Duration::from_nanos(margin),
         ..RunOptions::default()
     };
-    let done = AtomicBool::new(false);
-    let report = std::thread::scope(|sc| {
-        sc.spawn(|| watch(&log, frames, &ctx.stop, &run_stop, &done));
-        let r = partita_manager::run(&plan, &opts);
-        done.store(true, Ordering::Release);
-        r
-    })?;
-    if ctx.stop.load(Ordering::Relaxed) {
-        return Err(BenchError::Interrupted);
-    }
-    let mut notes: Vec<String> = report
-        .notes
-        .iter()
-        .filter(|n| !n.contains("throttling is on"))
-        .cloned()
-        .collect();
-    if !report.realtime {
-        notes.push("the manager ran without real-time priorities".into());
-    }
-    for l in &report.leftovers {
-        notes.push(format!("left behind: {l}"));
-    }
-    for p in &report.partitions {
-        if let Some(e) = &p.exec_error {
-            notes.push(format!("partition {} could not start: {e}", p.name));
-        }
-        if let Some(e) = &p.exit {
-            notes.push(format!("partition {} ended early: {e}", p.name));
-        }
-    }
+    let report = run_until(&plan, opts, &ctx.stop, || covered(&log, frames))?;
+    let mut notes = run_notes(&report, true);
     for s in 0..2 {
         let st = log.slot(s).status();
         if st >= status::FAILED {

@@ -542,54 +542,31 @@ fn a_spinner_cannot_raise_itself_above_the_scheduler() {
 
 #[test]
 fn a_fork_bomb_stops_at_the_task_limit() {
-    let _g = serial();
-    let Some(run) = suite("a_fork_bomb_stops_at_the_task_limit", "fork_bomb", false) else {
-        return;
-    };
-    assert!(
-        run.log("attacker").contains("FORKBOMB refused after"),
-        "{}",
-        run.context()
-    );
-    // Contained: the creations fail with EAGAIN inside the partition, which carries on; the
-    // health monitor records the refused creations (ILLEGAL_REQUEST, detection task-limit, at
-    // most one record a second) and nothing else about the attacker.
-    assert!(
-        hm::event(&run, "attacker", &["task limit", "refused"]),
-        "{}",
-        run.context()
-    );
-    let refused = hm::logged(
-        &run,
-        "attacker",
-        "ILLEGAL_REQUEST",
-        "task-limit",
-        &["refused"],
-    );
-    assert!(!refused.is_empty(), "{}", run.context());
-    assert_eq!(
-        hm::records(&run, "attacker").len(),
-        refused.len(),
-        "{}",
-        run.context()
+    bomb_stops_at_the_task_limit(
+        "a_fork_bomb_stops_at_the_task_limit",
+        "fork_bomb",
+        "FORKBOMB refused after",
     );
 }
 
 #[test]
 fn a_thread_bomb_stops_at_the_task_limit() {
-    let _g = serial();
-    let Some(run) = suite(
+    bomb_stops_at_the_task_limit(
         "a_thread_bomb_stops_at_the_task_limit",
         "thread_bomb",
-        false,
-    ) else {
+        "THREADBOMB refused after",
+    );
+}
+
+/// A fork or thread bomb (attacker `mode`) of test `name` is refused at the task limit: the
+/// attacker logs `refused`, the manager the refused creations, and the health monitor
+/// ILLEGAL_REQUEST `task-limit` records and nothing else about it.
+fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
+    let _g = serial();
+    let Some(run) = suite(name, mode, false) else {
         return;
     };
-    assert!(
-        run.log("attacker").contains("THREADBOMB refused after"),
-        "{}",
-        run.context()
-    );
+    assert!(run.log("attacker").contains(refused), "{}", run.context());
     // Contained: the creations fail with EAGAIN inside the partition, which carries on; the
     // health monitor records the refused creations (ILLEGAL_REQUEST, detection task-limit, at
     // most one record a second) and nothing else about the attacker.
@@ -598,17 +575,17 @@ fn a_thread_bomb_stops_at_the_task_limit() {
         "{}",
         run.context()
     );
-    let refused = hm::logged(
+    let limit_records = hm::logged(
         &run,
         "attacker",
         "ILLEGAL_REQUEST",
         "task-limit",
         &["refused"],
     );
-    assert!(!refused.is_empty(), "{}", run.context());
+    assert!(!limit_records.is_empty(), "{}", run.context());
     assert_eq!(
         hm::records(&run, "attacker").len(),
-        refused.len(),
+        limit_records.len(),
         "{}",
         run.context()
     );

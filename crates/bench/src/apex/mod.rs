@@ -9,6 +9,7 @@
 //! partitions' `SCHED_FIFO` priority, handing off through a futex) is measured by the bench
 //! itself before the partition runs. See `docs/benchmarks.md`.
 
+use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::switch::{git, machine, Machine};
 use crate::BenchError;
@@ -345,12 +346,10 @@ fn run_partition(
         schedules: Default::default(),
         channels: Vec::new(),
     };
-    let run_stop = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {
         duration: Some(RUN_LIMIT),
         echo: false,
         log_dir: Some(logs.0.clone()),
-        stop: Some(run_stop.clone()),
         spin_margin: margin,
         // The runtime's override of the manager's park-lowering choice, passed through.
         env: std::env::var("PARTITA_PARK_LOWERING")
@@ -358,43 +357,8 @@ fn run_partition(
             .unwrap_or_default(),
         ..RunOptions::default()
     };
-    let done = AtomicBool::new(false);
-    let report = std::thread::scope(|sc| {
-        sc.spawn(|| {
-            while !done.load(Ordering::Acquire) {
-                if stop.load(Ordering::Relaxed) || result.0.exists() {
-                    run_stop.store(true, Ordering::Release);
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        let r = partita_manager::run(&plan, &opts);
-        done.store(true, Ordering::Release);
-        r
-    })?;
-    if stop.load(Ordering::Relaxed) {
-        return Err(BenchError::Interrupted);
-    }
-    let mut notes: Vec<String> = report
-        .notes
-        .iter()
-        .filter(|n| !n.contains("throttling is on"))
-        .cloned()
-        .collect();
-    if !report.realtime {
-        notes.push("the manager ran without real-time priorities".into());
-    }
-    for l in &report.leftovers {
-        notes.push(format!("left behind: {l}"));
-    }
-    for p in &report.partitions {
-        if let Some(e) = &p.exec_error {
-            notes.push(format!("partition {} could not start: {e}", p.name));
-        }
-        if let Some(e) = &p.exit {
-            notes.push(format!("partition {} ended early: {e}", p.name));
-        }
-    }
+    let report = run_until(&plan, opts, stop, || result.0.exists())?;
+    let mut notes = run_notes(&report, true);
     if let Some(c) = report.cores.iter().find(|c| c.core == core) {
         notes.extend(c.errors.iter().take(10).cloned());
     }

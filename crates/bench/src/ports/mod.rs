@@ -18,6 +18,7 @@ mod partition;
 
 pub use partition::ports_partition_main;
 
+use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::switch::{git, machine, Machine};
 use crate::BenchError;
@@ -29,7 +30,7 @@ use partita_schedule::{FramePlan, Window};
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -320,41 +321,13 @@ pub fn run_ports(
     let exe = std::env::current_exe()
         .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
     let plan = plan(core, &exe, &svc.0, &lat.0, n, samples);
-    let run_stop = Arc::new(AtomicBool::new(false));
     let opts_run = RunOptions {
         duration: Some(RUN_LIMIT),
         echo: std::env::var_os("PARTITA_BENCH_ECHO").is_some(),
-        stop: Some(run_stop.clone()),
         ..RunOptions::default()
     };
-    let done = AtomicBool::new(false);
-    let report = std::thread::scope(|sc| {
-        sc.spawn(|| {
-            while !done.load(Ordering::Acquire) {
-                if stop.load(Ordering::Relaxed) || (svc.0.exists() && lat.0.exists()) {
-                    run_stop.store(true, Ordering::Release);
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        let r = partita_manager::run(&plan, &opts_run);
-        done.store(true, Ordering::Release);
-        r
-    })?;
-    if stop.load(Ordering::Relaxed) {
-        return Err(BenchError::Interrupted);
-    }
-    let mut notes: Vec<String> = report
-        .notes
-        .iter()
-        .filter(|n| !n.contains("throttling is on"))
-        .cloned()
-        .collect();
-    for p in &report.partitions {
-        if let Some(e) = &p.exec_error {
-            notes.push(format!("partition {} could not start: {e}", p.name));
-        }
-    }
+    let report = run_until(&plan, opts_run, &stop, || svc.0.exists() && lat.0.exists())?;
+    let mut notes = run_notes(&report, false);
     let s = read(&svc.0)?;
     let l = read(&lat.0)?;
     progress(&format!(

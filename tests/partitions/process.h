@@ -1,0 +1,66 @@
+/* Shared by the test partitions: NAME_TYPE copies and the creation of their APEX processes
+ * (SOFT deadline, no time capacity, 64 KiB stack). */
+#ifndef PROCESS_H
+#define PROCESS_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ARINC653.h>
+
+/* A NUL-padded NAME_TYPE copy of s, cut to NAME_TYPE (rotating buffers: four live at once). */
+static inline char *nm(const char *s)
+{
+    static NAME_TYPE n[4];
+    static int k;
+    char *r = n[k++ % 4];
+    memset(r, 0, sizeof(NAME_TYPE));
+    memcpy(r, s, strlen(s) < sizeof(NAME_TYPE) ? strlen(s) : sizeof(NAME_TYPE));
+    return r;
+}
+
+/* Attributes of a process of the test partitions (PERIOD `period`: INFINITE_TIME_VALUE for an
+ * aperiodic one). */
+static inline PROCESS_ATTRIBUTE_TYPE process_attrs(const char *name, void (*entry)(void),
+                                                   PRIORITY_TYPE prio, SYSTEM_TIME_TYPE period)
+{
+    PROCESS_ATTRIBUTE_TYPE a;
+    memset(&a, 0, sizeof a);
+    memcpy(a.NAME, nm(name), sizeof a.NAME);
+    a.ENTRY_POINT = (SYSTEM_ADDRESS_TYPE)entry;
+    a.STACK_SIZE = 65536;
+    a.BASE_PRIORITY = prio;
+    a.PERIOD = period;
+    a.TIME_CAPACITY = INFINITE_TIME_VALUE;
+    a.DEADLINE = SOFT;
+    return a;
+}
+
+/* Creates an aperiodic process; a failure prints "CREATE_PROCESS <name>: <rc>" and ends the
+ * partition with status 1. */
+static inline PROCESS_ID_TYPE mk(const char *name, void (*entry)(void), PRIORITY_TYPE prio)
+{
+    RETURN_CODE_TYPE rc;
+    PROCESS_ATTRIBUTE_TYPE a = process_attrs(name, entry, prio, INFINITE_TIME_VALUE);
+    PROCESS_ID_TYPE pid = 0;
+    CREATE_PROCESS(&a, &pid, &rc);
+    if (rc != NO_ERROR) {
+        printf("CREATE_PROCESS %s: %d\n", name, (int)rc);
+        exit(1);
+    }
+    return pid;
+}
+
+/* Creates and starts a process; a failure prints "ERROR process <name> <rc>". */
+static inline void start_process(const char *name, void (*entry)(void), PRIORITY_TYPE prio,
+                                 SYSTEM_TIME_TYPE period)
+{
+    RETURN_CODE_TYPE rc;
+    PROCESS_ATTRIBUTE_TYPE a = process_attrs(name, entry, prio, period);
+    PROCESS_ID_TYPE pid;
+    CREATE_PROCESS(&a, &pid, &rc);
+    if (rc == NO_ERROR)
+        START(pid, &rc);
+    if (rc != NO_ERROR)
+        printf("ERROR process %s %d\n", name, (int)rc);
+}
+#endif
