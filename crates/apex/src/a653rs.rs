@@ -493,8 +493,9 @@ impl ApexBufferP1 for Partita {
         ))
     }
 
-    /// Safe in Partita: `message` must hold the buffer's maximum message size
-    /// (INVALID_PARAM otherwise); nothing is written beyond the slice.
+    /// `unsafe` only because the a653rs trait declares it so (no unsafe code here). Safe in
+    /// Partita: `message` must hold the buffer's maximum message size (INVALID_PARAM
+    /// otherwise); nothing is written beyond the slice.
     unsafe fn receive_buffer(
         buffer_id: BufferId,
         time_out: ApexSystemTime,
@@ -540,8 +541,9 @@ impl ApexBlackboardP1 for Partita {
         ))
     }
 
-    /// Safe in Partita: `message` must hold the blackboard's maximum message size
-    /// (INVALID_PARAM otherwise); nothing is written beyond the slice.
+    /// `unsafe` only because the a653rs trait declares it so (no unsafe code here). Safe in
+    /// Partita: `message` must hold the blackboard's maximum message size (INVALID_PARAM
+    /// otherwise); nothing is written beyond the slice.
     unsafe fn read_blackboard(
         blackboard_id: BlackboardId,
         time_out: ApexSystemTime,
