@@ -164,11 +164,7 @@ fn run(
 ) {
     let mut sources: Vec<Source> = Vec::new();
     let mut drain_deadline: Option<u64> = None;
-    // At most this much is read from one source per round, so that the sources are served
-    // round-robin: a partition flooding its pipes delays the others (and the system-partition
-    // requests the report pipes carry) by one slice of it per round, not by its whole backlog.
-    const SLICE: usize = 4096;
-    let mut chunk = vec![0u8; SLICE];
+    let mut chunk = vec![0u8; 65536];
     loop {
         for (part, incarnation, p) in pending.lock().expect("output").drain(..) {
             for (kind, fd) in [
