@@ -3,13 +3,13 @@
 //! that the attack fails or is contained, that it is recorded, and that two well-behaved
 //! neighbours keep their message stream and their window-start lateness:
 //!
-//! - `far` (window 0–20 ms of a 100 ms frame) must be unchanged: same stream, lateness p90
-//!   within max(2×, +200 µs) of the baseline (p90: a run has ~25 activations, so a p99 would
-//!   be the single worst one, at the mercy of any other real-time work on the machine);
-//! - `next` (window 80–95 ms, right after the attacker's 50–80 ms) must keep its stream; its
-//!   lateness may grow by what the attacker's many runnable tasks cost to freeze at the
-//!   boundary (bounded by the task limit; see docs/threat-model.md), checked against a wide
-//!   bound of +5 ms.
+//! - `far` (window 0–20 ms of a 100 ms frame) and `next` (window 80–95 ms, right after the
+//!   attacker's 50–80 ms) must be unchanged: same stream, lateness p90 within max(2×,
+//!   +200 µs) of the baseline (p90: a run has ~25 activations, so a p99 would be the single
+//!   worst one, at the mercy of any other real-time work on the machine). `next` is the one
+//!   an attacker with many runnable tasks would delay: they must all reach the freezer before
+//!   `next` may run, which the scheduler's freeze lead makes happen in the attacker's own
+//!   window (crates/manager/src/lead.rs).
 //!
 //! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
 //! below. The module also has two channels: `far` sends a numbered message to `next` at
@@ -451,7 +451,7 @@ fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
         let attack = run(&dir, &hostile, &token, pf, &setup.run_args);
         let r = check_neighbour(&base, &attack, "far", 200_000)
             .and_then(|far| {
-                check_neighbour(&base, &attack, "next", 5_000_000).map(|next| (far, next))
+                check_neighbour(&base, &attack, "next", 200_000).map(|next| (far, next))
             })
             .and_then(|r| check_port_stream(&base, &attack).map(|()| r));
         match r {

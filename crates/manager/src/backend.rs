@@ -158,6 +158,15 @@ impl Switch {
         }
     }
 
+    /// Whether every task of the partition is held now; `None` when the backend cannot tell
+    /// cheaply (signals).
+    pub(crate) fn is_frozen(&self) -> Option<bool> {
+        match self {
+            Switch::Freezer(f) => Some(f.is_frozen()),
+            Switch::Signals { .. } => None,
+        }
+    }
+
     /// Lets the partition run.
     pub(crate) fn resume(&self) -> partita_sys::Result<()> {
         match self {

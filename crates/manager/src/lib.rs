@@ -18,6 +18,7 @@ mod corelock;
 pub mod hm;
 mod host;
 mod isolation;
+mod lead;
 mod msched;
 mod output;
 mod partition;

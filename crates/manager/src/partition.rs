@@ -38,6 +38,9 @@ pub(crate) struct Dyn {
     pub active: u32,
     /// Whether the backend currently lets it run.
     pub running: bool,
+    /// Held ahead of the boundary that ends its window on its only core, still `running` for
+    /// the bookkeeping until that boundary (crate::lead).
+    pub stopped_early: bool,
     /// CPU usage read when the partition was last held, to measure what it used afterwards.
     pub usage_at_stop: Option<u64>,
     /// "go" end of a child not yet released (signals backend: released at its first window).
@@ -174,6 +177,7 @@ impl Partition {
                 switch: None,
                 active: 0,
                 running: false,
+                stopped_early: false,
                 usage_at_stop: None,
                 pending_go: None,
                 windows: 0,
@@ -387,6 +391,7 @@ impl Partition {
         st.pid = child.pid;
         st.switch = Some(switch);
         st.running = false;
+        st.stopped_early = false;
         st.usage_at_stop = None;
         st.life = Life::Live;
         drop(st);
@@ -440,6 +445,7 @@ impl Partition {
             if st.pid == 0 && members.is_empty() {
                 st.switch = None;
                 st.running = false;
+                st.stopped_early = false;
                 return true;
             }
             for p in members {

@@ -10,6 +10,7 @@
 //! [`crate::msched`]), and the thread then continues on the new schedule's timeline, whose
 //! frames are counted from the switch instant.
 
+use crate::lead::{FreezeLead, Outcome};
 use crate::msched::{Schedules, WindowStart};
 use crate::partition::{Life, Partition};
 use crate::stats::Histogram;
@@ -93,26 +94,45 @@ pub(crate) fn run_core(
     let mut tl = &tls[sched];
     let mut cur = tl.cursor();
     let mut current: Option<usize> = None;
+    // When `current` entered this core, and each partition's freeze lead (crate::lead).
+    let mut entered_at = shared.epoch;
+    let mut leads = vec![FreezeLead::default(); shared.parts.len()];
     loop {
         let deadline = cur.at(tl, start);
         if shared.end.is_some_and(|end| deadline >= end) {
             break;
         }
-        // Sleep until the deadline (less the spin margin) or a stop request.
-        let wake_at = deadline.saturating_sub(shared.spin_margin);
-        while shared.stop.load(Ordering::Acquire) == 0 {
-            if !partita_sys::futex::wait(&shared.stop, 0, Some(wake_at), false)
-                || monotonic_ns() >= wake_at
-            {
-                break;
-            }
-        }
-        if shared.stop.load(Ordering::Acquire) != 0 {
+        // The partition this boundary takes off the core (as planned: a module schedule
+        // switch at a frame start may still keep it), and how early to freeze it.
+        let leaving = current.filter(|&p| Some(p) != cur.boundary(tl).next);
+        let lead = leaving.map_or(0, |p| leads[p].lead(deadline.saturating_sub(entered_at)));
+        // Sleep until the deadline less the spin margin and the lead, or a stop request.
+        let spin_from = deadline.saturating_sub(shared.spin_margin);
+        let wake_at = spin_from.saturating_sub(lead);
+        if !sleep_until(shared, wake_at) {
             break;
         }
-        let mut woke = monotonic_ns();
-        st.wake_lateness.record(woke.saturating_sub(wake_at));
+        let first_wake = monotonic_ns();
+        st.wake_lateness.record(first_wake.saturating_sub(wake_at));
+        // Freeze the leaving partition now, before the boundary: its tasks reach the freezer
+        // in its own time (with a lead, the scheduler sleeps meanwhile and watches).
+        let mut early = leaving.and_then(|p| {
+            let request_ns = freeze_early(&shared.parts[p])?;
+            Some(Early {
+                part: p,
+                lead,
+                request_ns,
+                outcome: Outcome::Late,
+            })
+        });
+        if let Some(e) = early.as_mut().filter(|e| e.lead > 0) {
+            match watch_freeze(shared, &shared.parts[e.part], first_wake, spin_from) {
+                Some(o) => e.outcome = o,
+                None => break,
+            }
+        }
         // The last stretch is spun: timer and wake-up latency are absorbed by the margin.
+        let mut woke = monotonic_ns();
         while woke < deadline {
             std::hint::spin_loop();
             woke = monotonic_ns();
@@ -140,6 +160,23 @@ pub(crate) fn run_core(
                 enter(shared, &shared.parts[n], &mut st);
             }
             current = b.next;
+            entered_at = deadline;
+        } else if let Some(e) = early.take() {
+            // A module schedule switch kept the partition on the core after all.
+            thaw_early(&shared.parts[e.part], &mut st);
+        }
+        // Learn from this freeze for the partition's next window (after the successor was let
+        // in: a check costs it nothing then).
+        if let Some(e) = early {
+            let l = &mut leads[e.part];
+            if e.lead > 0 {
+                l.after_lead(e.outcome);
+            } else {
+                let checked = l
+                    .check_due(e.request_ns)
+                    .then(|| is_frozen(&shared.parts[e.part]));
+                l.after_lazy(checked, e.request_ns);
+            }
         }
         if let (Some(n), Some(w)) = (b.next, b.window) {
             let mut d = shared.parts[n].state.lock().expect("partition state");
@@ -192,7 +229,10 @@ fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     if d.active > 0 || !d.running {
         return;
     }
-    if let Some(sw) = &d.switch {
+    if d.stopped_early {
+        // Frozen before the boundary already (freeze_early).
+        d.stopped_early = false;
+    } else if let Some(sw) = &d.switch {
         if let Err(e) = sw.stop() {
             st.errors.push(format!("holding {}: {e}", p.spec.name));
         }
@@ -218,6 +258,15 @@ fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {
 fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     let mut d = p.state.lock().expect("partition state");
     d.active += 1;
+    if d.stopped_early {
+        // Frozen ahead of a boundary of another core, and entering here meanwhile.
+        d.stopped_early = false;
+        if let Some(sw) = &d.switch {
+            if let Err(e) = sw.resume() {
+                st.errors.push(format!("releasing {}: {e}", p.spec.name));
+            }
+        }
+    }
     if d.running || d.life != Life::Live {
         return;
     }
@@ -238,4 +287,90 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
         }
     }
     d.running = true;
+}
+
+/// A partition frozen ahead of its boundary.
+struct Early {
+    part: usize,
+    /// The lead it was frozen with (0: at the scheduler's wake-up for the boundary).
+    lead: u64,
+    /// How long the freeze request took.
+    request_ns: u64,
+    /// When it was found frozen (with a lead).
+    outcome: Outcome,
+}
+
+/// Sleeps until `at` (monotonic ns); false if the run is stopping.
+fn sleep_until(shared: &Shared, at: u64) -> bool {
+    while shared.stop.load(Ordering::Acquire) == 0 {
+        if !partita_sys::futex::wait(&shared.stop, 0, Some(at), false) || monotonic_ns() >= at {
+            break;
+        }
+    }
+    shared.stop.load(Ordering::Acquire) == 0
+}
+
+/// Freezes partition `p` ahead of the boundary that takes it off this core, if it runs on
+/// this core only and its backend can tell when it is frozen (a cgroup freezer). Returns how
+/// long the request took.
+fn freeze_early(p: &Partition) -> Option<u64> {
+    let mut d = p.state.lock().expect("partition state");
+    if !d.running || d.active != 1 || d.stopped_early || d.pending_go.is_some() {
+        return None;
+    }
+    let sw = d.switch.as_ref()?;
+    sw.is_frozen()?;
+    let t0 = monotonic_ns();
+    // A failure shows again (and is reported) when leave() stops it at the boundary.
+    sw.stop().ok()?;
+    let took = monotonic_ns().saturating_sub(t0);
+    d.stopped_early = true;
+    Some(took)
+}
+
+/// Lets partition `p`, frozen ahead of a boundary that did not take it off the core after all,
+/// run again.
+fn thaw_early(p: &Partition, st: &mut CoreStats) {
+    let mut d = p.state.lock().expect("partition state");
+    if !d.stopped_early {
+        return;
+    }
+    d.stopped_early = false;
+    if let Some(sw) = &d.switch {
+        if let Err(e) = sw.resume() {
+            st.errors.push(format!("releasing {}: {e}", p.spec.name));
+        }
+    }
+}
+
+/// Whether partition `p` is entirely frozen (true when its backend cannot tell).
+fn is_frozen(p: &Partition) -> bool {
+    let d = p.state.lock().expect("partition state");
+    d.switch
+        .as_ref()
+        .and_then(|s| s.is_frozen())
+        .unwrap_or(true)
+}
+
+/// Watches partition `p`, frozen at `since` with a lead ending at `until`, checking half-way
+/// and at the end (sleeping in between, so that its tasks can reach the freezer); returns at
+/// `until` with when it was found frozen, or `None` if the run is stopping.
+fn watch_freeze(shared: &Shared, p: &Partition, since: u64, until: u64) -> Option<Outcome> {
+    let half = since + until.saturating_sub(since) / 2;
+    if !sleep_until(shared, half) {
+        return None;
+    }
+    let outcome = if is_frozen(p) {
+        Outcome::Half
+    } else {
+        if !sleep_until(shared, until) {
+            return None;
+        }
+        if is_frozen(p) {
+            Outcome::Full
+        } else {
+            Outcome::Late
+        }
+    };
+    sleep_until(shared, until).then_some(outcome)
 }

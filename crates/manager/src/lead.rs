@@ -1,0 +1,196 @@
+//! How early to freeze a partition before the end of its window (the *freeze lead*).
+//!
+//! Freezing a cgroup is not instantaneous: the kernel marks every task at once, but a task
+//! that is runnable (preempted, or woken) must still be scheduled once to reach the freezer.
+//! If the leaving partition still has such tasks at the boundary, and they are at the
+//! priority of the entering partition's threads or above, they run first, in the entering
+//! partition's time: a partition with 128 spinning real-time threads (a thread bomb) delayed
+//! its successor's window start by ~0.45 ms on the reference machine.
+//!
+//! So each scheduler thread freezes the leaving partition `lead` before the boundary, sleeps
+//! while its tasks reach the freezer, and watches for the moment it is frozen. The lead
+//! adapts per partition to what its freeze took last time; a partition with many runnable
+//! tasks pays for them in its own window, and its successor starts on time. A partition
+//! whose freeze is quick (the usual case: at most the one task the scheduler preempted) gets
+//! no lead at all, as before: it is frozen when the scheduler wakes for the boundary, and its
+//! one straggler costs the successor a few microseconds. Such a partition is re-probed now and
+//! then (and at once when its freeze request itself was slow, a sign of many tasks), so a
+//! partition that turns into a bomb is caught within a window or two.
+//!
+//! This module is the pure policy; [`crate::scheduler`] measures and applies it.
+
+/// Lead tried when a partition was not frozen at the boundary (a probe).
+pub(crate) const PROBE_NS: u64 = 60_000;
+/// A freeze that completes within this time needs no lead.
+pub(crate) const QUICK_NS: u64 = 50_000;
+/// Upper bound of the lead (it is also bounded by a quarter of the leaving window).
+pub(crate) const MAX_NS: u64 = 2_000_000;
+/// A partition found unfrozen at the boundary without lead is probed again after this many
+/// such boundaries.
+pub(crate) const PROBE_EVERY: u32 = 16;
+/// A freeze request (the write to the freezer) taking at least this long means many tasks:
+/// probe at once.
+pub(crate) const SLOW_REQUEST_NS: u64 = 30_000;
+
+/// The freeze lead of one partition on one core.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct FreezeLead {
+    lead: u64,
+    countdown: u32,
+}
+
+impl FreezeLead {
+    /// The lead to use for a window that started `window_ns` before its end.
+    pub fn lead(&self, window_ns: u64) -> u64 {
+        self.lead.min(MAX_NS).min(window_ns / 4)
+    }
+
+    /// Whether the boundary just made without lead should check that the partition is frozen
+    /// (a check costs the successor a system call, so it is made every [`PROBE_EVERY`]
+    /// boundaries, or at once when the freeze request took `request_ns` >= [`SLOW_REQUEST_NS`]).
+    pub fn check_due(&self, request_ns: u64) -> bool {
+        self.countdown == 0 || request_ns >= SLOW_REQUEST_NS
+    }
+
+    /// After a boundary at which the partition was frozen without lead: whether it was found
+    /// frozen when the successor was let in (`None`: not checked), and how long the freeze
+    /// request took (a slow one, a sign of many tasks, gets the maximum lead at once).
+    pub fn after_lazy(&mut self, frozen: Option<bool>, request_ns: u64) {
+        match frozen {
+            None => self.countdown = self.countdown.saturating_sub(1),
+            Some(true) => self.countdown = PROBE_EVERY,
+            Some(false) => {
+                self.lead = if request_ns >= SLOW_REQUEST_NS {
+                    MAX_NS
+                } else {
+                    PROBE_NS
+                };
+                self.countdown = PROBE_EVERY;
+            }
+        }
+    }
+
+    /// After a boundary at which the partition was frozen `lead` early: when it was found
+    /// frozen.
+    pub fn after_lead(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Half => {
+                self.lead = self.lead * 3 / 4;
+                if self.lead < QUICK_NS {
+                    self.lead = 0;
+                    self.countdown = PROBE_EVERY;
+                }
+            }
+            Outcome::Full => self.lead = (self.lead + self.lead / 8).min(MAX_NS),
+            Outcome::Late => self.lead = (self.lead * 4).clamp(PROBE_NS, MAX_NS),
+        }
+    }
+}
+
+/// When a partition frozen with a lead was found frozen. The scheduler checks twice only
+/// (each check wakes it, and a wake-up interrupts the partition's tasks on their way to the
+/// freezer): half-way, and at the end of the lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Within the first half of the lead: the lead shrinks.
+    Half,
+    /// Within the second half: the lead fits, and grows a little (towards twice the freeze
+    /// time, a margin for a freeze that takes a little longer next time).
+    Full,
+    /// Not at the end of the lead: the successor was let in while the partition still had
+    /// tasks on their way to the freezer; the lead grows.
+    Late,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WINDOW: u64 = 30_000_000;
+
+    /// What the scheduler does with a partition frozen without lead (see `scheduler`).
+    fn lazy(l: &mut FreezeLead, frozen: bool, request_ns: u64) {
+        let checked = l.check_due(request_ns).then_some(frozen);
+        l.after_lazy(checked, request_ns);
+    }
+
+    /// What the scheduler does with a partition frozen with a lead: the outcome of a freeze
+    /// that takes `took`.
+    fn with_lead(l: &mut FreezeLead, took: u64) {
+        let lead = l.lead(WINDOW);
+        l.after_lead(if took <= lead / 2 {
+            Outcome::Half
+        } else if took <= lead {
+            Outcome::Full
+        } else {
+            Outcome::Late
+        });
+    }
+
+    #[test]
+    fn a_quick_partition_gets_no_lead_and_is_checked_now_and_then() {
+        let mut l = FreezeLead::default();
+        lazy(&mut l, true, 10_000);
+        assert_eq!(l.lead(WINDOW), 0);
+        for _ in 0..PROBE_EVERY {
+            assert!(!l.check_due(10_000));
+            lazy(&mut l, false, 10_000);
+            assert_eq!(l.lead(WINDOW), 0);
+        }
+        assert!(l.check_due(10_000));
+        // One straggler at the boundary: probed once, quick, then left alone for a while.
+        lazy(&mut l, false, 10_000);
+        assert_eq!(l.lead(WINDOW), PROBE_NS);
+        with_lead(&mut l, 5_000);
+        assert_eq!(l.lead(WINDOW), 0);
+        assert!(!l.check_due(10_000));
+    }
+
+    #[test]
+    fn a_bomb_is_late_once_and_then_gets_the_lead_its_freeze_takes() {
+        let mut l = FreezeLead::default();
+        lazy(&mut l, true, 10_000);
+        // The window in which the bomb went off: caught at the boundary, where the freeze
+        // request took long (128 tasks).
+        lazy(&mut l, false, 65_000);
+        assert_eq!(l.lead(WINDOW), MAX_NS);
+        // It freezes in 450 us: the lead shrinks until the freeze takes more than half of it
+        // and then stays, never below what the freeze takes.
+        for _ in 0..20 {
+            with_lead(&mut l, 450_000);
+            assert!(l.lead(WINDOW) >= 450_000, "{}", l.lead(WINDOW));
+        }
+        let lead = l.lead(WINDOW);
+        assert!(lead <= 1_000_000, "{lead}");
+        // A slower freeze: late once, then covered.
+        with_lead(&mut l, 1_500_000);
+        assert!(l.lead(WINDOW) >= 1_500_000);
+        // Quick again: back to no lead.
+        for _ in 0..20 {
+            if l.lead(WINDOW) > 0 {
+                with_lead(&mut l, 10_000);
+            }
+        }
+        assert_eq!(l.lead(WINDOW), 0);
+    }
+
+    #[test]
+    fn a_probe_that_is_too_short_grows_fast() {
+        let mut l = FreezeLead::default();
+        lazy(&mut l, false, 10_000);
+        assert_eq!(l.lead(WINDOW), PROBE_NS);
+        with_lead(&mut l, 400_000);
+        assert_eq!(l.lead(WINDOW), 4 * PROBE_NS);
+        with_lead(&mut l, 400_000);
+        assert!(l.lead(WINDOW) >= 400_000);
+    }
+
+    #[test]
+    fn the_lead_never_takes_more_than_a_quarter_of_the_window() {
+        let mut l = FreezeLead::default();
+        lazy(&mut l, false, SLOW_REQUEST_NS);
+        assert_eq!(l.lead(WINDOW), MAX_NS);
+        assert_eq!(l.lead(1_000_000), 250_000);
+        assert_eq!(l.lead(0), 0);
+    }
+}
