@@ -5,8 +5,8 @@
 //! service) and the manager records an ILLEGAL_REQUEST in the logbook.
 //!
 //! Mechanism: the request goes through the control block's mailbox
-//! ([`partita_sys::control::Mailbox`]): post, ring the manager with a doorbell record on the
-//! report channel, wait (shared futex, [`REPLY_TIMEOUT_NS`]) for the reply. The manager checks
+//! ([`partita_sys::control::Mailbox`]): post, wake the partition's service thread in the
+//! manager (a futex wake of the mailbox's state word), wait (shared futex, [`REPLY_TIMEOUT_NS`]) for the reply. The manager checks
 //! the caller's right from the configuration; nothing the partition writes is trusted. The
 //! calling thread blocks in the kernel while it waits (like any non-APEX system call).
 
@@ -122,7 +122,8 @@ fn call(req: u32, args: [i64; 4]) -> Result<Vec<u8>, ReturnCode> {
     mb.request.store(req, Ordering::Relaxed);
     mb.seq.store(seq, Ordering::Relaxed);
     mb.state.store(mailbox::POSTED, Ordering::Release);
-    rt.send_record(mailbox::DOORBELL_RECORD, rt.now(), 0, &[]);
+    // The partition's service thread in the manager sleeps on this word.
+    partita_sys::futex::wake(&mb.state, 1, true);
     let deadline = partita_sys::time::monotonic_ns() + REPLY_TIMEOUT_NS;
     loop {
         let s = mb.state.load(Ordering::Acquire);

@@ -663,15 +663,9 @@ fn a_system_partition_reads_status_sets_modes_and_reads_the_log_and_a_normal_one
     assert_eq!(refused[0]["level"], "PROCESS");
     assert_eq!(partition(&report, "intruder")["mode"], "NORMAL");
     assert_eq!(partition(&report, "victim")["restarts"], 1);
-    // Nothing about the system partition, except possibly a deadline miss of its process: its
-    // requests are answered by the manager's output thread, which the flooding partition below
-    // keeps busy (a known cross-partition latency, see CAVEATS.md "Health monitor").
-    assert!(
-        of(&log, "super")
-            .iter()
-            .all(|r| r["code"] == "DEADLINE_MISSED"),
-        "{log:?}"
-    );
+    // Nothing about the system partition: its requests are answered by its own service
+    // thread in the manager, whatever the flooding partition below makes the output thread do.
+    assert!(of(&log, "super").is_empty(), "{log:?}");
     // A partition forging 5000 error records cannot flood the logbook: at most 200 per second
     // are recorded, the rest counted.
     assert!(line("FLOODED").contains("FLOODED 5000"), "{}", text(&out));

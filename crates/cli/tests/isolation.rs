@@ -516,10 +516,28 @@ fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
 #[test]
 fn a_spinner_cannot_raise_itself_above_the_scheduler() {
     let _g = serial();
-    let Some(run) = suite(
+    // The control block's layout, for the forged broker requests (see rt_spinner.c).
+    use partita_sys::control::ControlBlock;
+    use std::mem::offset_of;
+    let layout = [
+        partita_sys::control::SIZE,
+        offset_of!(ControlBlock, raise_request),
+        offset_of!(ControlBlock, raise_tid),
+        offset_of!(ControlBlock, raise_priority),
+        offset_of!(ControlBlock, raise_done),
+        offset_of!(ControlBlock, raise_result),
+    ];
+    let args: Vec<&'static str> = layout
+        .iter()
+        .map(|v| &*Box::leak(v.to_string().into_boxed_str()))
+        .collect();
+    let Some(run) = suite_with(
         "a_spinner_cannot_raise_itself_above_the_scheduler",
         "rt_spinner",
-        false,
+        Setup {
+            args,
+            ..Setup::default()
+        },
     ) else {
         return;
     };
@@ -538,6 +556,26 @@ fn a_spinner_cannot_raise_itself_above_the_scheduler() {
         "{}",
         run.context()
     );
+    // The forged broker requests are refused (EPERM, ESRCH: the manager never trusts the
+    // control block) and recorded as ILLEGAL_REQUESTs.
+    assert!(
+        log.contains("RTSPIN broker priority 99 = 1"),
+        "{}",
+        run.context()
+    );
+    assert!(
+        log.contains("RTSPIN broker foreign thread = 3"),
+        "{}",
+        run.context()
+    );
+    for why in ["priority 99 is outside", "is not one of the partition's"] {
+        assert_eq!(
+            hm::logged(&run, "attacker", "ILLEGAL_REQUEST", "illegal-call", &[why]).len(),
+            1,
+            "{why}\n{}",
+            run.context()
+        );
+    }
 }
 
 #[test]

@@ -136,8 +136,6 @@ pub(crate) struct PriorityWatch {
 
 impl PriorityWatch {
     pub(crate) fn new(parts: &[std::sync::Arc<Partition>], rt: bool) -> Self {
-        // prio stream: the raise brokers start with the watch (crate::raise).
-        crate::raise::start(parts);
         PriorityWatch {
             enabled: rt && partita_sys::proc::is_root() && !rtprio_limit_possible(),
             killed: vec![false; parts.len()],

@@ -27,6 +27,7 @@ mod ports;
 mod raise;
 mod report;
 mod scheduler;
+mod service;
 pub mod stats;
 mod supervisor;
 mod traffic;

@@ -107,6 +107,14 @@ impl Output {
         emit_module(&self.sinks, t, text);
     }
 
+    /// A handle other threads write manager events with.
+    pub fn events(&self) -> EventSink {
+        EventSink {
+            sinks: self.sinks.clone(),
+            epoch: self.epoch.clone(),
+        }
+    }
+
     /// Stops the thread after it has drained every pipe (waits at most ~1 s for pipes held
     /// open by stray processes).
     pub fn finish(mut self) {
@@ -116,6 +124,20 @@ impl Output {
             let _ = t.join();
         }
         let _ = &self.parts;
+    }
+}
+
+/// Writes manager events for the module log (and the console) from any thread.
+#[derive(Clone)]
+pub(crate) struct EventSink {
+    sinks: Arc<Sinks>,
+    epoch: Arc<AtomicU64>,
+}
+
+impl EventSink {
+    /// A manager event, as [`Output::event`].
+    pub fn event(&self, text: &str) {
+        emit_module(&self.sinks, now_rel(&self.epoch), text);
     }
 }
 
@@ -268,19 +290,6 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
                     break;
                 }
                 let rec: Vec<u8> = s.buf.drain(..4 + len).skip(4).collect();
-                if rec[0] == partita_sys::control::mailbox::DOORBELL_RECORD {
-                    match hm::mailbox::serve(hm, parts, s.part) {
-                        hm::mailbox::Served::NothingPosted => {
-                            parts[s.part].output.lock().expect("counters").bad_reports += 1;
-                        }
-                        hm::mailbox::Served::Answered(note) => {
-                            if let Some(n) = note {
-                                emit_module(sinks, now_rel(epoch), &n);
-                            }
-                        }
-                    }
-                    continue;
-                }
                 let time = i64::from_le_bytes(rec[1..9].try_into().expect("8 bytes"));
                 let pid = i32::from_le_bytes(rec[9..13].try_into().expect("4 bytes"));
                 let msg = String::from_utf8_lossy(&rec[13..]);

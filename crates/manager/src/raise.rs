@@ -7,20 +7,20 @@
 //! to the partition and that the priority is at most the runtime's timer priority (run + 1).
 //! See docs/priority-raising.md.
 //!
-//! The broker runs at that timer priority, pinned to the partition's CPUs: a request is served
-//! inside the requesting partition's window, on its cores, so a partition flooding requests
-//! only spends its own time. Requests still pending when the window ends may be served in the
-//! next window of that core: the one in progress and at most one more (each pass serves the
-//! latest request once, however far the partition moved the counter), tens of microseconds.
+//! The broker is the partition's service thread (crate::service), at that timer priority,
+//! pinned to the partition's CPUs: a request is served inside the requesting partition's
+//! window, on its cores, so a partition flooding requests only spends its own time. Requests
+//! still pending when the window ends may be served in the next window of that core: the one
+//! in progress and at most one more (each pass serves the latest request once, however far the
+//! partition moved the counter), tens of microseconds.
 
 use crate::partition::Partition;
 use partita_sys::control::ControlBlock;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
 
 /// Highest priority the broker grants: the runtime's timer priority.
-const LIMIT: i32 = crate::PARTITION_RUN_PRIORITY + 1;
+pub(crate) const LIMIT: i32 = crate::PARTITION_RUN_PRIORITY + 1;
 
 /// Whether partitions need a broker on this host (real-time priorities in use is checked by
 /// the caller): the manager is root (partitions get their own uid and lose every capability)
@@ -29,55 +29,38 @@ pub(crate) fn needed() -> bool {
     partita_sys::proc::is_root() && !crate::isolation::rtprio_limit_possible()
 }
 
-/// Starts one broker per partition whose control block asks for one. The threads end when
-/// their partition is dropped.
-pub(crate) fn start(parts: &[Arc<Partition>]) {
-    for p in parts {
-        if p.control().raise_broker.load(Ordering::Acquire) == 0 {
-            continue;
-        }
-        let weak = Arc::downgrade(p);
-        let name = format!("partita-raise{}", p.index);
-        if let Err(e) = std::thread::Builder::new()
-            .name(name)
-            .spawn(move || broker(weak))
-        {
-            // The runtime then waits forever for its raise: say why.
-            eprintln!(
-                "partita: no raise broker for partition {}: {e}",
-                p.spec.name
-            );
-        }
+/// Serves the raise request pending in partition `p`'s control block, if any (called by its
+/// service thread, crate::service). `tids` caches the partition's thread ids. Returns what
+/// was wrong with a request the runtime never makes (a priority above the cap, a thread that
+/// is not the partition's, a request where no broker serves): the caller records it as an
+/// ILLEGAL_REQUEST.
+pub(crate) fn serve_pending(p: &Partition, tids: &mut HashMap<i32, i32>) -> Option<String> {
+    let c: &ControlBlock = p.control();
+    let req = c.raise_request.load(Ordering::Acquire);
+    if req == c.raise_done.load(Ordering::Acquire) {
+        return None;
     }
-}
-
-fn broker(part: Weak<Partition>) {
-    if let Some(p) = part.upgrade() {
-        if !p.cpus.is_empty() {
-            let _ = partita_sys::sched::set_affinity(0, &p.cpus);
-        }
-    }
-    let _ = partita_sys::sched::set_fifo(0, LIMIT);
-    // Partition tid -> host tid, refreshed on a miss.
-    let mut tids: HashMap<i32, i32> = HashMap::new();
-    loop {
-        let Some(p) = part.upgrade() else { return };
-        let c: &ControlBlock = p.control();
-        let req = c.raise_request.load(Ordering::Acquire);
-        if req == c.raise_done.load(Ordering::Acquire) {
-            // Wakes for a request, or now and then to notice that the partition is gone.
-            let deadline = partita_sys::time::monotonic_ns() + 200_000_000;
-            partita_sys::futex::wait(&c.raise_request, req, Some(deadline), true);
-            continue;
-        }
-        let tid = c.raise_tid.load(Ordering::Acquire);
-        let prio = c.raise_priority.load(Ordering::Acquire);
+    let tid = c.raise_tid.load(Ordering::Acquire);
+    let prio = c.raise_priority.load(Ordering::Acquire);
+    let (result, forged) = if c.raise_broker.load(Ordering::Acquire) == 0 {
+        // Not a broker host: the runtime raises its threads itself and never asks.
+        (EPERM, Some(String::from("no broker serves this partition")))
+    } else {
         let pid = p.state.lock().map(|s| s.pid).unwrap_or(0);
-        let result = serve(pid, tid, prio, &mut tids);
-        c.raise_result.store(result, Ordering::Release);
-        c.raise_done.store(req, Ordering::Release);
-        partita_sys::futex::wake(&c.raise_done, u32::MAX, true);
-    }
+        let r = serve(pid, tid, prio, tids);
+        let forged = match r {
+            EPERM if !(1..=LIMIT).contains(&prio) => {
+                Some(format!("priority {prio} is outside 1..={LIMIT}"))
+            }
+            ESRCH if pid > 0 => Some(format!("thread {tid} is not one of the partition's")),
+            _ => None,
+        };
+        (r, forged)
+    };
+    c.raise_result.store(result, Ordering::Release);
+    c.raise_done.store(req, Ordering::Release);
+    partita_sys::futex::wake(&c.raise_done, u32::MAX, true);
+    forged.map(|why| format!("raise of thread {tid} to real-time priority {prio} refused: {why}"))
 }
 
 /// Raises thread `tid` (as the partition names it) of the partition whose main process is

@@ -159,6 +159,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         }
     };
     let output = Output::start(parts.clone(), sinks, epoch_cell.clone(), hm.clone())?;
+    // Each partition's service thread (extension mailbox, raise broker).
+    crate::service::start(&parts, &hm, &output.events(), rt);
 
     // Spawn every partition, held before execve.
     let mut namespaces = if opts.namespaces && host.root {

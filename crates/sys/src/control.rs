@@ -271,7 +271,8 @@ pub mod schedule {
 }
 
 /// Extension-service mailbox: the partition posts a request (code + arguments), rings the
-/// manager (a [`mailbox::DOORBELL_RECORD`] record on its report channel), and waits on
+/// manager (a futex wake of [`Mailbox::state`], on which the partition's service thread in the
+/// manager sleeps), and waits on
 /// [`Mailbox::state`] (a shared futex) for the reply the manager writes. Generic: any request
 /// code fits; the manager validates everything (the partition is untrusted).
 #[repr(C)]
@@ -333,8 +334,6 @@ pub mod mailbox {
     pub const POSTED: u32 = 1;
     /// The manager answered (the partition sets it back to [`IDLE`]).
     pub const REPLIED: u32 = 2;
-    /// Report record kind that rings the manager.
-    pub const DOORBELL_RECORD: u8 = 4;
     /// Size of the reply payload in 64-bit words.
     pub const REPLY_WORDS: usize = 40;
     /// Request codes.

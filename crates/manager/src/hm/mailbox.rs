@@ -1,9 +1,8 @@
 //! The manager's side of the extension-service mailbox (`ControlBlock::mbox`).
 //!
-//! A partition posts a request and rings (a doorbell record on its report channel); the output
-//! thread, which reads that channel, calls [`serve`] at once, so the answer comes within the
-//! time the output thread needs to be scheduled (the partition waits on a shared futex, with
-//! a time-out). Everything in the mailbox is untrusted: request codes and arguments are checked
+//! A partition posts a request and wakes the mailbox's state word; its service thread
+//! (crate::service, at the runtime's timer priority on the partition's cores) calls [`serve`]
+//! at once (the partition waits on the same shared futex, with a time-out). Everything in the mailbox is untrusted: request codes and arguments are checked
 //! and the caller's right to the service comes from the configuration (`SystemPartition`), not
 //! from anything the partition says. A normal partition asking for a system-partition service
 //! gets INVALID_CONFIG and an ILLEGAL_REQUEST in the logbook.
@@ -37,9 +36,9 @@ mod rc {
 /// Bytes of the READ_HM_LOG header before the message.
 pub(crate) const LOG_ENTRY_HEADER: usize = 80;
 
-/// What serving a doorbell produced, for the module log.
+/// What serving the mailbox produced, for the module log.
 pub(crate) enum Served {
-    /// Nothing was posted (a doorbell without a request: counted as a bad record).
+    /// Nothing was posted.
     NothingPosted,
     /// Answered; an optional line for the module log.
     Answered(Option<String>),
