@@ -9,7 +9,9 @@
 //!   worst one, at the mercy of any other real-time work on the machine). `next` is the one
 //!   an attacker with many runnable tasks would delay: they must all reach the freezer before
 //!   `next` may run, which the scheduler's freeze lead makes happen in the attacker's own
-//!   window (crates/manager/src/lead.rs).
+//!   window (crates/manager/src/lead.rs). The fork and thread bombs make the kernel itself
+//!   work in the neighbours' windows (RCU callbacks freeing their failed `clone()`s, see
+//!   [`KERNEL_DEFERRED_WORK_NS`]): for them the p90 is bounded by that kernel work instead.
 //!
 //! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
 //! below. The module also has two channels: `far` sends a numbered message to `next` at
@@ -305,21 +307,33 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>, args: &[&
     run
 }
 
-fn p90(mut v: Vec<u64>) -> u64 {
+/// Percentile `q` (0..=100) of `v`.
+fn percentile(mut v: Vec<u64>, q: usize) -> u64 {
     v.sort_unstable();
-    v[((v.len() * 90).div_ceil(100))
+    v[((v.len() * q).div_ceil(100))
         .saturating_sub(1)
         .min(v.len() - 1)]
 }
 
+/// What the kernel itself does late for an attacker: a partition retrying `clone()` at its task
+/// limit makes the kernel free thousands of task structures through RCU callbacks, which
+/// run in softirq context on the attacker's core whenever a grace period ends, in a
+/// neighbour's window too: 1.4–3 ms at a time (ftrace; a batch above `qhimark` is cut at
+/// `rcutree.rcu_resched_ns`, 3 ms). No user-space scheduling prevents it on this kernel
+/// (CAVEATS.md: `rcu_nocbs=` or `rcutree.use_softirq=0` at boot do), and a run's windows may
+/// line up with the grace periods so that most of `next`'s starts are hit. For such attackers
+/// the neighbours' lateness p90 must stay within this of the baseline.
+const KERNEL_DEFERRED_WORK_NS: u64 = 3_500_000;
+
 /// Neighbour `name` kept its stream (asserted), and its lateness p90 stays within
-/// max(2 × baseline, baseline + `slack_ns`): `Ok((baseline p90, attack p90))`, or the
-/// explanation.
+/// max(2 × baseline, baseline + `slack_ns`) (with `deferred`: baseline +
+/// [`KERNEL_DEFERRED_WORK_NS`]): `Ok((baseline p90, attack p90))`, or the explanation.
 fn check_neighbour(
     base: &Run,
     attack: &Run,
     name: &str,
     slack_ns: u64,
+    deferred: bool,
 ) -> Result<(u64, u64), String> {
     let b = base.stream(name);
     let a = attack.stream(name);
@@ -344,12 +358,16 @@ fn check_neighbour(
         ));
     }
     // The first activation includes the partition's start-up.
-    let lb = p90(b[1..].iter().map(|x| x.1).collect());
-    let la = p90(a[1..].iter().map(|x| x.1).collect());
-    let bound = (2 * lb).max(lb + slack_ns);
+    let late = |s: &[(u64, u64)], q| percentile(s[1..].iter().map(|x| x.1).collect(), q);
+    let (lb, la) = (late(&b, 90), late(&a, 90));
+    let (bound, why) = if deferred {
+        (lb + KERNEL_DEFERRED_WORK_NS, " of kernel deferred work")
+    } else {
+        ((2 * lb).max(lb + slack_ns), "")
+    };
     if la > bound {
         return Err(format!(
-            "{name}: window-start lateness p90 {la} ns with the attacker, {lb} ns without (bound {bound})"
+            "{name}: window-start lateness p90 {la} ns with the attacker, {lb} ns without (bound {bound}{why})"
         ));
     }
     Ok((lb, la))
@@ -399,6 +417,9 @@ struct Setup {
     args: Vec<&'static str>,
     /// More `partita run` options (both runs).
     run_args: Vec<&'static str>,
+    /// The attack makes the kernel defer work to the neighbours' windows
+    /// ([`KERNEL_DEFERRED_WORK_NS`]): their lateness p90 is bounded by that.
+    kernel_deferred_work: bool,
 }
 
 /// Runs the baseline and the attack (the module with the suite's channels), checks both
@@ -449,9 +470,10 @@ fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
     let (attack, far, next) = loop {
         let base = run(&dir, &quiet, &token, pf, &setup.run_args);
         let attack = run(&dir, &hostile, &token, pf, &setup.run_args);
-        let r = check_neighbour(&base, &attack, "far", 200_000)
+        let deferred = setup.kernel_deferred_work;
+        let r = check_neighbour(&base, &attack, "far", 200_000, deferred)
             .and_then(|far| {
-                check_neighbour(&base, &attack, "next", 200_000).map(|next| (far, next))
+                check_neighbour(&base, &attack, "next", 200_000, deferred).map(|next| (far, next))
             })
             .and_then(|r| check_port_stream(&base, &attack).map(|()| r));
         match r {
@@ -601,7 +623,14 @@ fn a_thread_bomb_stops_at_the_task_limit() {
 /// ILLEGAL_REQUEST `task-limit` records and nothing else about it.
 fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
     let _g = serial();
-    let Some(run) = suite(name, mode, false) else {
+    let Some(run) = suite_with(
+        name,
+        mode,
+        Setup {
+            kernel_deferred_work: true,
+            ..Setup::default()
+        },
+    ) else {
         return;
     };
     assert!(run.log("attacker").contains(refused), "{}", run.context());

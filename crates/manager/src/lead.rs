@@ -17,6 +17,15 @@
 //! then (and at once when its freeze request itself was slow, a sign of many tasks), so a
 //! partition that turns into a bomb is caught within a window or two.
 //!
+//! A second term, the *wake guard*, covers the scheduler's own wake-up: on a kernel without
+//! full preemption a partition in a long system call keeps its core until the call reaches a
+//! preemption point, and kernel work the partition caused runs in softirq context ahead of
+//! the scheduler (RCU callbacks freeing a thread bomb's failed `clone()`s: up to ~3 ms); the
+//! scheduler then wakes that much late, too late to freeze the partition in time. The guard is
+//! the largest recent excess of that wake-up lateness (beyond [`WAKE_SLACK_NS`], which the
+//! spin margin absorbs) while the partition was running, decaying by 1/32 a window: the
+//! scheduler wakes that much earlier for it.
+//!
 //! This module is the pure policy; [`crate::scheduler`] measures and applies it.
 
 /// Lead tried when a partition was not frozen at the boundary (a probe).
@@ -32,17 +41,37 @@ pub(crate) const PROBE_EVERY: u32 = 16;
 /// probe at once.
 pub(crate) const SLOW_REQUEST_NS: u64 = 30_000;
 
+/// Wake-up lateness the spin margin absorbs; only what exceeds it feeds the wake guard.
+pub(crate) const WAKE_SLACK_NS: u64 = 50_000;
+/// Upper bound of the wake guard.
+pub(crate) const GUARD_MAX_NS: u64 = 5_000_000;
+
 /// The freeze lead of one partition on one core.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct FreezeLead {
     lead: u64,
     countdown: u32,
+    guard: u64,
 }
 
 impl FreezeLead {
     /// The lead to use for a window that started `window_ns` before its end.
     pub fn lead(&self, window_ns: u64) -> u64 {
         self.lead.min(MAX_NS).min(window_ns / 4)
+    }
+
+    /// The wake guard to add to the lead, so that both take at most a quarter of the window.
+    pub fn guard(&self, window_ns: u64) -> u64 {
+        self.guard
+            .min(GUARD_MAX_NS)
+            .min((window_ns / 4).saturating_sub(self.lead(window_ns)))
+    }
+
+    /// The scheduler woke `late_ns` after it meant to, at a boundary ending this partition's
+    /// window.
+    pub fn note_wake(&mut self, late_ns: u64) {
+        let excess = late_ns.saturating_sub(WAKE_SLACK_NS).min(GUARD_MAX_NS);
+        self.guard = (self.guard - self.guard / 32).max(excess);
     }
 
     /// Whether the boundary just made without lead should check that the partition is frozen
@@ -183,6 +212,27 @@ mod tests {
         assert_eq!(l.lead(WINDOW), 4 * PROBE_NS);
         with_lead(&mut l, 400_000);
         assert!(l.lead(WINDOW) >= 400_000);
+    }
+
+    #[test]
+    fn late_wake_ups_are_guarded_against_and_the_guard_fades() {
+        let mut l = FreezeLead::default();
+        l.note_wake(30_000);
+        assert_eq!(l.guard(WINDOW), 0);
+        l.note_wake(WAKE_SLACK_NS + 700_000);
+        assert_eq!(l.guard(WINDOW), 700_000);
+        // A smaller lateness does not lower it at once; it fades by 1/32 a window.
+        l.note_wake(10_000);
+        assert_eq!(l.guard(WINDOW), 700_000 - 700_000 / 32);
+        for _ in 0..200 {
+            l.note_wake(10_000);
+        }
+        assert!(l.guard(WINDOW) < 2_000, "{}", l.guard(WINDOW));
+        // Lead and guard together stay within a quarter of the window.
+        l.note_wake(GUARD_MAX_NS * 2);
+        assert_eq!(l.guard(WINDOW), GUARD_MAX_NS);
+        lazy(&mut l, false, SLOW_REQUEST_NS);
+        assert_eq!(l.lead(8_000_000) + l.guard(8_000_000), 2_000_000);
     }
 
     #[test]

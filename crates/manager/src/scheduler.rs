@@ -105,30 +105,40 @@ pub(crate) fn run_core(
         // The partition this boundary takes off the core (as planned: a module schedule
         // switch at a frame start may still keep it), and how early to freeze it.
         let leaving = current.filter(|&p| Some(p) != cur.boundary(tl).next);
-        let lead = leaving.map_or(0, |p| leads[p].lead(deadline.saturating_sub(entered_at)));
-        // Sleep until the deadline less the spin margin and the lead, or a stop request.
+        let window = deadline.saturating_sub(entered_at);
+        let (lead, guard) =
+            leaving.map_or((0, 0), |p| (leads[p].lead(window), leads[p].guard(window)));
+        // Sleep until the deadline less the spin margin, the lead and the wake guard, or a
+        // stop request.
         let spin_from = deadline.saturating_sub(shared.spin_margin);
-        let wake_at = spin_from.saturating_sub(lead);
+        let wake_at = spin_from.saturating_sub(lead + guard);
         if !sleep_until(shared, wake_at) {
             break;
         }
         let first_wake = monotonic_ns();
         st.wake_lateness.record(first_wake.saturating_sub(wake_at));
         // Freeze the leaving partition now, before the boundary: its tasks reach the freezer
-        // in its own time (with a lead, the scheduler sleeps meanwhile and watches).
+        // in its own time (with a lead or a guard, the scheduler sleeps meanwhile, and with a
+        // lead it checks when the partition is frozen).
         let mut early = leaving.and_then(|p| {
             let request_ns = freeze_early(&shared.parts[p])?;
             Some(Early {
                 part: p,
                 lead,
                 request_ns,
+                wake_late: first_wake.saturating_sub(wake_at),
                 outcome: Outcome::Late,
             })
         });
-        if let Some(e) = early.as_mut().filter(|e| e.lead > 0) {
-            match watch_freeze(shared, &shared.parts[e.part], first_wake, spin_from) {
-                Some(o) => e.outcome = o,
-                None => break,
+        if let Some(e) = early.as_mut() {
+            if e.lead > 0 {
+                let checks = (first_wake + e.lead / 2, first_wake + e.lead);
+                match watch_freeze(shared, &shared.parts[e.part], checks, spin_from) {
+                    Some(o) => e.outcome = o,
+                    None => break,
+                }
+            } else if !sleep_until(shared, spin_from) {
+                break;
             }
         }
         // The last stretch is spun: timer and wake-up latency are absorbed by the margin.
@@ -169,6 +179,7 @@ pub(crate) fn run_core(
         // in: a check costs it nothing then).
         if let Some(e) = early {
             let l = &mut leads[e.part];
+            l.note_wake(e.wake_late);
             if e.lead > 0 {
                 l.after_lead(e.outcome);
             } else {
@@ -296,6 +307,8 @@ struct Early {
     lead: u64,
     /// How long the freeze request took.
     request_ns: u64,
+    /// How late the scheduler woke for it.
+    wake_late: u64,
     /// When it was found frozen (with a lead).
     outcome: Outcome,
 }
@@ -352,18 +365,18 @@ fn is_frozen(p: &Partition) -> bool {
         .unwrap_or(true)
 }
 
-/// Watches partition `p`, frozen at `since` with a lead ending at `until`, checking half-way
-/// and at the end (sleeping in between, so that its tasks can reach the freezer); returns at
-/// `until` with when it was found frozen, or `None` if the run is stopping.
-fn watch_freeze(shared: &Shared, p: &Partition, since: u64, until: u64) -> Option<Outcome> {
-    let half = since + until.saturating_sub(since) / 2;
-    if !sleep_until(shared, half) {
+/// Watches partition `p`, frozen with a lead, checking at `checks` (half-way through the lead
+/// and at its end, never after `until`) whether it is frozen, sleeping in between so that its
+/// tasks can reach the freezer; returns at `until` with when it was found frozen, or `None` if
+/// the run is stopping.
+fn watch_freeze(shared: &Shared, p: &Partition, checks: (u64, u64), until: u64) -> Option<Outcome> {
+    if !sleep_until(shared, checks.0.min(until)) {
         return None;
     }
     let outcome = if is_frozen(p) {
         Outcome::Half
     } else {
-        if !sleep_until(shared, until) {
+        if !sleep_until(shared, checks.1.min(until)) {
             return None;
         }
         if is_frozen(p) {
