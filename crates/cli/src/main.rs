@@ -94,6 +94,11 @@ enum Cmd {
         /// manager does the same).
         #[arg(long, value_parser = parse_duration)]
         power_fail_at: Option<Duration>,
+        /// How long before each boundary the scheduler threads wake and spin (default 80us;
+        /// 0: plain absolute sleeps). It absorbs their wake-up latency; the leaving partition
+        /// loses it at the end of its window.
+        #[arg(long, value_parser = parse_duration)]
+        spin_margin: Option<Duration>,
     },
     /// Read back a health-monitor logbook written by `partita run --hm-log`.
     HmLog {
@@ -277,6 +282,7 @@ fn main() -> ExitCode {
             overrun_tolerance,
             hm_log,
             power_fail_at,
+            spin_margin,
         } => {
             let file = match file {
                 Some(f) => f,
@@ -302,6 +308,9 @@ fn main() -> ExitCode {
             };
             if let Some(t) = overrun_tolerance {
                 opts.overrun_tolerance = t;
+            }
+            if let Some(m) = spin_margin {
+                opts.spin_margin = m;
             }
             run(&file, backend, opts, json, fail_on_overrun)
         }

@@ -13,6 +13,42 @@ const BACKENDS: &[&str] = &["signals", "freezer-v1", "freezer-v2"];
 /// are tens of microseconds; an unconfined partition shows tens of milliseconds.
 const WORST_ALLOWED_NS: u64 = 3_000_000;
 
+/// Without a spin margin (`--spin-margin 0us`: plain absolute sleeps to each boundary) the
+/// partitions still run only in their windows; the report says which margin was used.
+#[test]
+fn without_a_spin_margin_partitions_stay_in_their_windows() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("without_a_spin_margin_partitions_stay_in_their_windows", &r);
+    }
+    let dir = scratch("confined-no-margin");
+    let token = format!("tok-confined-no-margin-{}", std::process::id());
+    let module = confinement_module(&dir, &token, false);
+    let json = dir.join("report.json");
+    let out = partita()
+        .args(["run", "--duration", "2s", "--spin-margin", "0us", "--json"])
+        .arg(&json)
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_confined(&out, &[("good", 1), ("other", 1)]);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["spin_margin_ns"], 0, "{report}");
+    // The default margin, for comparison: 80 us.
+    let out = partita()
+        .args(["run", "--duration", "300ms", "--json"])
+        .arg(&json)
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["spin_margin_ns"], 80_000, "{report}");
+}
+
 fn confinement_module(dir: &std::path::Path, token: &str, hostile: bool) -> std::path::PathBuf {
     let good = partition_exe("window_check");
     let mut parts = vec![

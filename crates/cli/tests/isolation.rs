@@ -322,8 +322,9 @@ fn percentile(mut v: Vec<u64>, q: usize) -> u64 {
 /// `rcutree.rcu_resched_ns`, 3 ms). No user-space scheduling prevents it on this kernel
 /// (CAVEATS.md: `rcu_nocbs=` or `rcutree.use_softirq=0` at boot do), and a run's windows may
 /// line up with the grace periods so that most of `next`'s starts are hit. For such attackers
-/// the neighbours' lateness p90 must stay within this of the baseline.
-const KERNEL_DEFERRED_WORK_NS: u64 = 3_500_000;
+/// the neighbours' lateness p90 must stay within this of the baseline (the 3 ms batch, and
+/// the scheduler's and the partition's own way to the release behind it).
+const KERNEL_DEFERRED_WORK_NS: u64 = 4_000_000;
 
 /// Neighbour `name` kept its stream (asserted), and its lateness p90 stays within
 /// max(2 × baseline, baseline + `slack_ns`) (with `deferred`: baseline +
@@ -634,6 +635,13 @@ fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
         return;
     };
     assert!(run.log("attacker").contains(refused), "{}", run.context());
+    // Its many runnable tasks were frozen ahead of its boundaries (the freeze lead).
+    let attacker = run.partition("attacker");
+    assert!(
+        attacker["frozen_ahead_windows"].as_u64().unwrap() > 0,
+        "{}",
+        run.context()
+    );
     // Contained: the creations fail with EAGAIN inside the partition, which carries on; the
     // health monitor records the refused creations (ILLEGAL_REQUEST, detection task-limit, at
     // most one record a second) and nothing else about the attacker.

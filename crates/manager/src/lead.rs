@@ -22,9 +22,9 @@
 //! preemption point, and kernel work the partition caused runs in softirq context ahead of
 //! the scheduler (RCU callbacks freeing a thread bomb's failed `clone()`s: up to ~3 ms); the
 //! scheduler then wakes that much late, too late to freeze the partition in time. The guard is
-//! the largest recent excess of that wake-up lateness (beyond [`WAKE_SLACK_NS`], which the
-//! spin margin absorbs) while the partition was running, decaying by 1/32 a window: the
-//! scheduler wakes that much earlier for it.
+//! the largest recent excess of that wake-up lateness beyond the spin margin (which absorbs
+//! the usual timer latency; at least [`WAKE_SLACK_NS`]) while the partition was running,
+//! decaying by 1/32 a window: the scheduler wakes that much earlier for it.
 //!
 //! This module is the pure policy; [`crate::scheduler`] measures and applies it.
 
@@ -41,8 +41,11 @@ pub(crate) const PROBE_EVERY: u32 = 16;
 /// probe at once.
 pub(crate) const SLOW_REQUEST_NS: u64 = 30_000;
 
-/// Wake-up lateness the spin margin absorbs; only what exceeds it feeds the wake guard.
+/// Wake-up lateness that never feeds the wake guard (nor does anything within the spin margin,
+/// which absorbs it).
 pub(crate) const WAKE_SLACK_NS: u64 = 50_000;
+/// A wake guard that faded below this is dropped (below the timer's own jitter).
+pub(crate) const GUARD_MIN_NS: u64 = 10_000;
 /// Upper bound of the wake guard.
 pub(crate) const GUARD_MAX_NS: u64 = 5_000_000;
 
@@ -68,10 +71,15 @@ impl FreezeLead {
     }
 
     /// The scheduler woke `late_ns` after it meant to, at a boundary ending this partition's
-    /// window.
-    pub fn note_wake(&mut self, late_ns: u64) {
-        let excess = late_ns.saturating_sub(WAKE_SLACK_NS).min(GUARD_MAX_NS);
+    /// window; the spin margin was `margin_ns`.
+    pub fn note_wake(&mut self, late_ns: u64, margin_ns: u64) {
+        let excess = late_ns
+            .saturating_sub(WAKE_SLACK_NS.max(margin_ns))
+            .min(GUARD_MAX_NS);
         self.guard = (self.guard - self.guard / 32).max(excess);
+        if self.guard < GUARD_MIN_NS {
+            self.guard = 0;
+        }
     }
 
     /// Whether the boundary just made without lead should check that the partition is frozen
@@ -217,19 +225,19 @@ mod tests {
     #[test]
     fn late_wake_ups_are_guarded_against_and_the_guard_fades() {
         let mut l = FreezeLead::default();
-        l.note_wake(30_000);
+        l.note_wake(30_000, 80_000);
         assert_eq!(l.guard(WINDOW), 0);
-        l.note_wake(WAKE_SLACK_NS + 700_000);
+        l.note_wake(80_000 + 700_000, 80_000);
         assert_eq!(l.guard(WINDOW), 700_000);
         // A smaller lateness does not lower it at once; it fades by 1/32 a window.
-        l.note_wake(10_000);
+        l.note_wake(10_000, 80_000);
         assert_eq!(l.guard(WINDOW), 700_000 - 700_000 / 32);
         for _ in 0..200 {
-            l.note_wake(10_000);
+            l.note_wake(10_000, 80_000);
         }
-        assert!(l.guard(WINDOW) < 2_000, "{}", l.guard(WINDOW));
+        assert_eq!(l.guard(WINDOW), 0);
         // Lead and guard together stay within a quarter of the window.
-        l.note_wake(GUARD_MAX_NS * 2);
+        l.note_wake(GUARD_MAX_NS * 2, 80_000);
         assert_eq!(l.guard(WINDOW), GUARD_MAX_NS);
         lazy(&mut l, false, SLOW_REQUEST_NS);
         assert_eq!(l.lead(8_000_000) + l.guard(8_000_000), 2_000_000);

@@ -41,6 +41,11 @@ pub struct PartitionReport {
     pub overruns: u64,
     /// CPU time it used after its window ends (from cgroup CPU accounting), ns.
     pub overrun: Summary,
+    /// Windows at whose end it was frozen ahead of the boundary by a freeze lead or wake guard
+    /// (many runnable tasks, or scheduler wake-ups it delayed: crates/manager/src/lead.rs).
+    pub frozen_ahead_windows: u64,
+    /// The largest such lead + guard, ns (time it lost at the end of a window).
+    pub frozen_ahead_max_ns: u64,
     /// Operating mode at the end (IDLE, COLD_START, WARM_START, NORMAL).
     pub mode: String,
     /// Restarts carried out.
@@ -80,6 +85,8 @@ pub struct RunReport {
     pub notes: Vec<String>,
     /// Major frame, ns.
     pub major_frame_ns: u64,
+    /// The scheduler threads' spin margin, ns (0 without real-time priorities).
+    pub spin_margin_ns: u64,
     /// How long the schedule ran, ns.
     pub ran_ns: u64,
     /// Stopped by a signal rather than the duration.

@@ -52,6 +52,8 @@ pub(crate) struct CoreStats {
     pub realtime: Option<String>,
     pub trace: Vec<WindowStart>,
     pub trace_dropped: u64,
+    /// Per partition: (largest freeze lead + wake guard used, boundaries frozen with one).
+    pub freeze_ahead: Vec<(u64, u64)>,
 }
 
 /// Runs the schedule of one core until the end time or a stop request. `tls` holds the core's
@@ -75,6 +77,7 @@ pub(crate) fn run_core(
         realtime: None,
         trace: Vec::with_capacity(shared.trace_limit),
         trace_dropped: 0,
+        freeze_ahead: vec![(0, 0); shared.parts.len()],
     };
     if let Err(e) = partita_sys::sched::set_affinity(0, &[core]) {
         st.errors
@@ -178,8 +181,12 @@ pub(crate) fn run_core(
         // Learn from this freeze for the partition's next window (after the successor was let
         // in: a check costs it nothing then).
         if let Some(e) = early {
+            if lead + guard > 0 {
+                let fa = &mut st.freeze_ahead[e.part];
+                *fa = (fa.0.max(lead + guard), fa.1 + 1);
+            }
             let l = &mut leads[e.part];
-            l.note_wake(e.wake_late);
+            l.note_wake(e.wake_late, shared.spin_margin);
             if e.lead > 0 {
                 l.after_lead(e.outcome);
             } else {

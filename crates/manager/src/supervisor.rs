@@ -399,9 +399,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let mut window_trace = Vec::new();
     let mut window_trace_dropped = 0;
     let mut stats = stats;
+    let mut ahead = vec![(0u64, 0u64); parts.len()];
     for s in &mut stats {
         window_trace.append(&mut s.trace);
         window_trace_dropped += s.trace_dropped;
+        for (a, f) in ahead.iter_mut().zip(&s.freeze_ahead) {
+            *a = (a.0.max(f.0), a.1 + f.1);
+        }
     }
     window_trace.sort_by_key(|w| (w.planned_ns, w.core));
     let (schedule_switches, schedule_requests_rejected, final_schedule) = schedules.summary();
@@ -439,6 +443,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 windows: d.windows,
                 overruns: d.overruns,
                 overrun: d.overrun.summary(),
+                frozen_ahead_windows: ahead[p.index].1,
+                frozen_ahead_max_ns: ahead[p.index].0,
                 mode: mode_name(m).into(),
                 restarts: d.restarts,
                 exit: d.exit.clone(),
@@ -466,6 +472,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         realtime: rt,
         notes,
         major_frame_ns: plan.frame.major_frame,
+        spin_margin_ns: shared.spin_margin,
         ran_ns,
         interrupted,
         cores,
