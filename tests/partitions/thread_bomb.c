@@ -1,6 +1,10 @@
-/* Hostile: creates threads until refused, then keeps trying; every thread spins. */
+/* Hostile: creates threads until refused, then keeps trying; every thread spins, yielding
+ * the core to the other threads of its priority so that the creator keeps creating (a
+ * creation waits for the manager's answer, crates/manager/src/creation.rs: a spinner that
+ * never yields would take the core from it for good, and the bomb would stop by itself). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +12,8 @@ static void *spin(void *arg)
 {
     (void)arg;
     for (volatile unsigned long n = 0;; n++) {
+        if (n % 1024 == 0)
+            sched_yield();
     }
     return NULL;
 }

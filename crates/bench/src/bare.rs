@@ -141,6 +141,7 @@ impl Rig {
                 namespaces: Namespaces::default(),
                 cpus: vec![core],
                 rtprio_limit: None,
+                creation_notify: None,
                 confinement: Default::default(),
             };
             let mut child = partita_sys::spawn::spawn(&spec)?;

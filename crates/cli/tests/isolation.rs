@@ -9,9 +9,10 @@
 //!   worst one, at the mercy of any other real-time work on the machine). `next` is the one
 //!   an attacker with many runnable tasks would delay: they must all reach the freezer before
 //!   `next` may run, which the scheduler's freeze lead makes happen in the attacker's own
-//!   window (crates/manager/src/lead.rs). The fork and thread bombs make the kernel itself
-//!   work in the neighbours' windows (RCU callbacks freeing their failed `clone()`s, see
-//!   [`KERNEL_DEFERRED_WORK_NS`]): for them the p90 is bounded by that kernel work instead.
+//!   window (crates/manager/src/lead.rs). A bomb at its task limit would also make the kernel
+//!   work in the neighbours' windows (RCU callbacks freeing its failed `clone()`s, 1.4–3 ms at
+//!   a time) if the kernel saw its attempts: the manager refuses them first
+//!   (crates/manager/src/creation.rs).
 //!
 //! The neighbours are `tests/partitions/steady.c`; the attackers are the other C files named
 //! below. The module also has two channels: `far` sends a numbered message to `next` at
@@ -315,26 +316,14 @@ fn percentile(mut v: Vec<u64>, q: usize) -> u64 {
         .min(v.len() - 1)]
 }
 
-/// What the kernel itself does late for an attacker: a partition retrying `clone()` at its task
-/// limit makes the kernel free thousands of task structures through RCU callbacks, which
-/// run in softirq context on the attacker's core whenever a grace period ends, in a
-/// neighbour's window too: 1.4–3 ms at a time (ftrace; a batch above `qhimark` is cut at
-/// `rcutree.rcu_resched_ns`, 3 ms). No user-space scheduling prevents it on this kernel
-/// (CAVEATS.md: `rcu_nocbs=` or `rcutree.use_softirq=0` at boot do), and a run's windows may
-/// line up with the grace periods so that most of `next`'s starts are hit. For such attackers
-/// the neighbours' lateness p90 must stay within this of the baseline (the 3 ms batch, and
-/// the scheduler's and the partition's own way to the release behind it).
-const KERNEL_DEFERRED_WORK_NS: u64 = 4_000_000;
-
 /// Neighbour `name` kept its stream (asserted), and its lateness p90 stays within
-/// max(2 × baseline, baseline + `slack_ns`) (with `deferred`: baseline +
-/// [`KERNEL_DEFERRED_WORK_NS`]): `Ok((baseline p90, attack p90))`, or the explanation.
+/// max(2 × baseline, baseline + `slack_ns`): `Ok((baseline p90, attack p90))`, or the
+/// explanation.
 fn check_neighbour(
     base: &Run,
     attack: &Run,
     name: &str,
     slack_ns: u64,
-    deferred: bool,
 ) -> Result<(u64, u64), String> {
     let b = base.stream(name);
     let a = attack.stream(name);
@@ -361,14 +350,10 @@ fn check_neighbour(
     // The first activation includes the partition's start-up.
     let late = |s: &[(u64, u64)], q| percentile(s[1..].iter().map(|x| x.1).collect(), q);
     let (lb, la) = (late(&b, 90), late(&a, 90));
-    let (bound, why) = if deferred {
-        (lb + KERNEL_DEFERRED_WORK_NS, " of kernel deferred work")
-    } else {
-        ((2 * lb).max(lb + slack_ns), "")
-    };
+    let bound = (2 * lb).max(lb + slack_ns);
     if la > bound {
         return Err(format!(
-            "{name}: window-start lateness p90 {la} ns with the attacker, {lb} ns without (bound {bound}{why})"
+            "{name}: window-start lateness p90 {la} ns with the attacker, {lb} ns without (bound {bound})"
         ));
     }
     Ok((lb, la))
@@ -418,9 +403,6 @@ struct Setup {
     args: Vec<&'static str>,
     /// More `partita run` options (both runs).
     run_args: Vec<&'static str>,
-    /// The attack makes the kernel defer work to the neighbours' windows
-    /// ([`KERNEL_DEFERRED_WORK_NS`]): their lateness p90 is bounded by that.
-    kernel_deferred_work: bool,
 }
 
 /// Runs the baseline and the attack (the module with the suite's channels), checks both
@@ -471,10 +453,9 @@ fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
     let (attack, far, next) = loop {
         let base = run(&dir, &quiet, &token, pf, &setup.run_args);
         let attack = run(&dir, &hostile, &token, pf, &setup.run_args);
-        let deferred = setup.kernel_deferred_work;
-        let r = check_neighbour(&base, &attack, "far", 200_000, deferred)
+        let r = check_neighbour(&base, &attack, "far", 200_000)
             .and_then(|far| {
-                check_neighbour(&base, &attack, "next", 200_000, deferred).map(|next| (far, next))
+                check_neighbour(&base, &attack, "next", 200_000).map(|next| (far, next))
             })
             .and_then(|r| check_port_stream(&base, &attack).map(|()| r));
         match r {
@@ -624,14 +605,7 @@ fn a_thread_bomb_stops_at_the_task_limit() {
 /// ILLEGAL_REQUEST `task-limit` records and nothing else about it.
 fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
     let _g = serial();
-    let Some(run) = suite_with(
-        name,
-        mode,
-        Setup {
-            kernel_deferred_work: true,
-            ..Setup::default()
-        },
-    ) else {
+    let Some(run) = suite(name, mode, false) else {
         return;
     };
     assert!(run.log("attacker").contains(refused), "{}", run.context());

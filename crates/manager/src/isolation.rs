@@ -184,17 +184,23 @@ impl PriorityWatch {
     }
 }
 
-/// How often partition `p` hit its task limit so far (`pids.events` `max`), if it has a pids
-/// cgroup.
+/// How often partition `p` hit its task limit so far (`pids.events` `max`, and the creations
+/// the manager refused at the limit), if it has a pids cgroup.
 pub(crate) fn task_limit_hits(p: &Partition) -> Option<u64> {
-    p.groups.iter().find_map(|g| {
+    let kernel = p.groups.iter().find_map(|g| {
         g.read("pids.events").ok().map(|ev| {
             ev.lines()
                 .find_map(|l| l.strip_prefix("max "))
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0)
         })
-    })
+    })?;
+    // Plus the creations the manager refused before the kernel saw them (crate::creation).
+    Some(
+        kernel
+            + p.refused_creations
+                .load(std::sync::atomic::Ordering::Relaxed),
+    )
 }
 
 /// Logs, at the end of a run, how often each partition hit its task limit (pids cgroup
@@ -205,21 +211,15 @@ pub(crate) fn log_limit_events(
     output: &crate::output::Output,
 ) {
     for p in parts {
+        let hits = task_limit_hits(p).unwrap_or(0);
+        if hits > 0 {
+            output.event(&format!(
+                "partition {}: task limit ({}) reached, {hits} forks or thread creations refused",
+                p.spec.name,
+                task_limit(&p.spec)
+            ));
+        }
         for g in &p.groups {
-            if let Ok(ev) = g.read("pids.events") {
-                let hits: u64 = ev
-                    .lines()
-                    .find_map(|l| l.strip_prefix("max "))
-                    .and_then(|v| v.trim().parse().ok())
-                    .unwrap_or(0);
-                if hits > 0 {
-                    output.event(&format!(
-                        "partition {}: task limit ({}) reached, {hits} forks or thread creations refused",
-                        p.spec.name,
-                        task_limit(&p.spec)
-                    ));
-                }
-            }
             if let Ok(fc) = g.read("memory.failcnt") {
                 let hits: u64 = fc.trim().parse().unwrap_or(0);
                 if hits > 0 {

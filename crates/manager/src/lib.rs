@@ -15,6 +15,7 @@
 mod backend;
 mod bridge;
 mod corelock;
+mod creation;
 pub mod hm;
 mod host;
 mod isolation;

@@ -45,6 +45,9 @@ pub(crate) struct Dyn {
     pub usage_at_stop: Option<u64>,
     /// "go" end of a child not yet released (signals backend: released at its first window).
     pub pending_go: Option<OwnedFd>,
+    /// The manager's end of the socket the child sends its task-creation listener over, until
+    /// the creation thread takes it (crate::creation).
+    pub creation_sock: Option<OwnedFd>,
     pub windows: u64,
     pub overruns: u64,
     pub overrun: Histogram,
@@ -80,6 +83,9 @@ pub(crate) struct Partition {
     pub memory_group: Option<Cgroup>,
     pub usage: Option<CpuUsage>,
     pub state: Mutex<Dyn>,
+    /// Task creations the manager refused at the task limit (crate::creation), all
+    /// incarnations.
+    pub refused_creations: std::sync::atomic::AtomicU64,
     pub output: Mutex<OutputCounters>,
     /// The run's channels (ports stream): this partition's port descriptors come from there.
     pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
@@ -180,6 +186,7 @@ impl Partition {
                 stopped_early: false,
                 usage_at_stop: None,
                 pending_go: None,
+                creation_sock: None,
                 windows: 0,
                 overruns: 0,
                 overrun: Histogram::new(),
@@ -190,6 +197,7 @@ impl Partition {
             }),
             output: Mutex::new(OutputCounters::default()),
             channels: std::sync::OnceLock::new(),
+            refused_creations: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -313,6 +321,21 @@ impl Partition {
         if let Some((_, (k, v))) = &port_fds {
             add_env(k, v);
         }
+        let confinement = crate::isolation::confinement(
+            self.index,
+            &self.spec,
+            partita_sys::proc::is_root(),
+            self.control()
+                .rt_run_priority
+                .load(Ordering::Relaxed)
+                .max(0) as u32,
+            seccomp,
+        )?;
+        // Task creations decided by the manager (crate::creation), with the seccomp filters.
+        let creation = match &confinement.filters {
+            Some(_) => Some(partita_sys::creation::socket_pair()?),
+            None => None,
+        };
         let mut spec = SpawnSpec {
             path,
             argv,
@@ -327,16 +350,8 @@ impl Partition {
             namespaces: *namespaces,
             cpus: self.cpus.clone(),
             rtprio_limit: Some(crate::PARTITION_RUN_PRIORITY as u64 + 1),
-            confinement: crate::isolation::confinement(
-                self.index,
-                &self.spec,
-                partita_sys::proc::is_root(),
-                self.control()
-                    .rt_run_priority
-                    .load(Ordering::Relaxed)
-                    .max(0) as u32,
-                seccomp,
-            )?,
+            confinement,
+            creation_notify: creation.as_ref().map(|(_, child)| child.as_raw_fd()),
         };
         if let Some((fds, _)) = &port_fds {
             spec.fds
@@ -359,6 +374,9 @@ impl Partition {
             }
             Err(e) => return Err(e.into()),
         };
+        // The child has its end; the manager's end goes to the creation thread
+        // (crate::creation::start), which sees the end of the stream if the child never sends.
+        let creation_sock = creation.map(|(mine, _child)| mine);
         for g in &self.groups {
             g.add_process(child.pid)?;
         }
@@ -388,6 +406,7 @@ impl Partition {
         };
         let mut st = self.state.lock().expect("partition state");
         st.pending_go = pending_go;
+        st.creation_sock = creation_sock;
         st.pid = child.pid;
         st.switch = Some(switch);
         st.running = false;

@@ -183,7 +183,10 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             &opts.env,
             opts.seccomp,
         ) {
-            Ok(pipes) => output.add(p.index, pipes),
+            Ok(pipes) => {
+                output.add(p.index, pipes);
+                crate::creation::start(p, rt);
+            }
             Err(e) => {
                 spawn_err = Some(e);
                 break;
@@ -724,7 +727,10 @@ fn carry_out_mode_changes(
                 schedules.publish_to(p);
                 p.control().mode.store(m, Ordering::Release);
                 match p.spawn(backend, namespaces, notes, &opts.env, opts.seccomp) {
-                    Ok(pipes) => output.add(p.index, pipes),
+                    Ok(pipes) => {
+                        output.add(p.index, pipes);
+                        crate::creation::start(p, rt);
+                    }
                     Err(e) => {
                         output.event(&format!("partition {} could not restart: {e}", p.spec.name));
                         let mut d = p.state.lock().expect("partition state");

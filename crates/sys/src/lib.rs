@@ -9,6 +9,7 @@
 
 pub mod cgroup;
 pub mod control;
+pub mod creation;
 pub mod fault;
 pub mod futex;
 pub mod guard;

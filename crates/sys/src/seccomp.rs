@@ -9,7 +9,8 @@
 //! flags. Every entry carries its reason; `docs/seccomp.md` is the reviewed list and a test
 //! keeps it in step with this table.
 //!
-//! Two filters are installed: [`Filters::prefix`] makes `clone3` fail with `ENOSYS` (its
+//! Two filters are installed here (a third, [`crate::creation`], hands task creations to the
+//! manager): [`Filters::prefix`] makes `clone3` fail with `ENOSYS` (its
 //! flags are behind a pointer a BPF program cannot read, and glibc then falls back to
 //! `clone`, whose flags it can check), and [`Filters::main`] is the allow-list.
 //!

@@ -100,6 +100,10 @@ pub struct SpawnSpec {
     pub rtprio_limit: Option<u64>,
     /// Privilege drop before `execve` (iso stream): see [`Confinement`].
     pub confinement: Confinement,
+    /// A connected `AF_UNIX` socket (the child's end): the child installs the task-creation
+    /// notification filter ([`crate::creation`]) before its other filters and sends the
+    /// listener over it. `None`: no such filter.
+    pub creation_notify: Option<RawFd>,
 }
 
 /// What the child gives up before `execve`, in this order: it enters `SCHED_FIFO` (so that it
@@ -257,7 +261,6 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
     let max_target = spec.fds.iter().map(|&(_, t)| t).max().unwrap_or(2);
     let go_fd = max_target + 1;
     let st_fd = max_target + 2;
-    let base = st_fd + 2;
     let mut staged: Vec<RawFd> = vec![-1; spec.fds.len()];
     let staged_ptr = staged.as_mut_ptr();
     let flags = spec.namespaces.flags() | libc::SIGCHLD as libc::c_ulong;
@@ -269,6 +272,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
     // SAFETY: a descriptor just opened and owned by nobody else.
     let exec_owned = (exec_fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(exec_fd) });
     let ex_fd = max_target + 3;
+    let nt_fd = max_target + 4;
+    let base = nt_fd + 1;
+    let creation_prog = crate::creation::program();
     let conf = &spec.confinement;
     // Mutable copies of the filters: the child writes its own pid into them.
     let mut filters = conf.filters.clone();
@@ -395,6 +401,16 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             } else {
                 -1
             };
+            let nt_staged = match spec.creation_notify {
+                Some(fd) => {
+                    let s = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, base);
+                    if s < 0 {
+                        fail(st);
+                    }
+                    s
+                }
+                None => -1,
+            };
             let go_staged = libc::fcntl(go_r.as_raw_fd(), libc::F_DUPFD_CLOEXEC, base);
             let st_staged = libc::fcntl(st, libc::F_DUPFD_CLOEXEC, base);
             if go_staged < 0 || st_staged < 0 {
@@ -413,7 +429,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             if ex_staged >= 0 && libc::dup3(ex_staged, ex_fd, libc::O_CLOEXEC) < 0 {
                 fail(st);
             }
-            libc::syscall(libc::SYS_close_range, (ex_fd + 1) as u32, u32::MAX, 0u32);
+            if nt_staged >= 0 && libc::dup3(nt_staged, nt_fd, libc::O_CLOEXEC) < 0 {
+                fail(st);
+            }
+            libc::syscall(libc::SYS_close_range, (nt_fd + 1) as u32, u32::MAX, 0u32);
             // Wait for the manager: it moves us into our cgroups and freezes or stops us first.
             let mut b = 0u8;
             loop {
@@ -498,6 +517,19 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
             }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 fail(st);
+            }
+            // Task creations go to the manager (crate::creation); installed first, so the
+            // listener is sent before the allow-list could refuse anything.
+            if nt_staged >= 0 {
+                if crate::creation::send_listener(
+                    creation_prog.as_ptr(),
+                    creation_prog.len(),
+                    nt_fd,
+                ) != 0
+                {
+                    fail(st);
+                }
+                libc::close(nt_fd);
             }
             if let Some((pre, pre_len, main, main_len)) = filter_ptrs {
                 let me = libc::getpid() as u32;

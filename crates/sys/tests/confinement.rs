@@ -33,6 +33,7 @@ fn status_of_confined_cat(namespaces: Namespaces) -> String {
         namespaces,
         cpus: Vec::new(),
         rtprio_limit: None,
+        creation_notify: None,
         confinement: Confinement {
             ids: Some((61_000, 61_000)),
             fifo_priority: None,

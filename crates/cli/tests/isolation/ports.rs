@@ -42,7 +42,6 @@ fn neighbours_port_buffer(test: &str, namespaces: bool) {
             } else {
                 vec!["--no-namespaces"]
             },
-            ..Setup::default()
         },
     ) else {
         return;
