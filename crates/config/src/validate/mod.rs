@@ -17,6 +17,11 @@ use std::path::{Path, PathBuf};
 /// Share of a major frame above which `rt-budget` warns, in percent.
 pub const RT_BUDGET_PERCENT: u64 = 95;
 
+/// Real-time time the partition manager spends at each boundary of a core, counted by
+/// `rt-budget` with the windows: its default 80 us spin margin (the scheduler thread wakes
+/// that early and spins to the boundary at SCHED_FIFO 90) plus ~20 us of switch work.
+pub const BOUNDARY_RT_COST_NS: u64 = 100_000;
+
 /// Where the configuration came from.
 pub(crate) struct Context<'a> {
     /// Directory relative paths are resolved against.

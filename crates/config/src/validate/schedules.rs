@@ -6,7 +6,7 @@ use crate::time::format_duration;
 use partita_schedule::{FramePlan, Nanos, Window};
 use std::collections::{BTreeSet, HashMap};
 
-use super::{ScheduleFacts, Validator, RT_BUDGET_PERCENT};
+use super::{ScheduleFacts, Validator, BOUNDARY_RT_COST_NS, RT_BUDGET_PERCENT};
 
 impl Validator<'_, '_, '_> {
     fn allowed_cores(&self, idx: usize) -> Option<&Vec<u32>> {
@@ -344,26 +344,40 @@ impl Validator<'_, '_, '_> {
                     .with_related(duration.pos, "PeriodDurationSeconds given here");
             }
         }
-        // RT throttling budget, per core.
+        // RT throttling budget, per core: the windows, and the manager's real-time work at each
+        // boundary (a distinct window start or end instant of the core).
         for core in plan.cores() {
-            let busy: u128 = plan
+            let mine: Vec<_> = plan
                 .windows
                 .iter()
                 .filter(|w| w.core == core && w.offset < frame.value)
+                .collect();
+            let windows: u128 = mine
+                .iter()
                 .map(|w| u128::from(w.end().min(frame.value) - w.offset))
                 .sum();
+            let instants: BTreeSet<Nanos> = mine
+                .iter()
+                .flat_map(|w| [w.offset, w.end().min(frame.value) % frame.value])
+                .collect();
+            let boundaries = instants.len() as u128;
+            let busy = windows + boundaries * u128::from(BOUNDARY_RT_COST_NS);
             let f = u128::from(frame.value);
             if busy * 100 > f * u128::from(RT_BUDGET_PERCENT) {
                 let permille = busy * 1000 / f;
+                let wpermille = windows * 1000 / f;
                 self.sink
                     .emit(
                         Rule::RtBudget,
                         s.pos,
                         format!(
-                            "windows fill {}.{}% of core {core} in each {} major frame",
+                            "real-time work fills {}.{}% of core {core} in each {} major frame: windows {}.{}%, and {boundaries} boundaries at {} each (the manager's spin margin and switch work)",
                             permille / 10,
                             permille % 10,
-                            format_duration(frame.value)
+                            format_duration(frame.value),
+                            wpermille / 10,
+                            wpermille % 10,
+                            format_duration(BOUNDARY_RT_COST_NS)
                         ),
                     )
                     .with_hint("Linux throttles real-time tasks to 95% of each period by default (kernel.sched_rt_runtime_us=950000), which may cut windows short.\nleave at least 5% of every core idle, or disable throttling on a dedicated machine (sysctl kernel.sched_rt_runtime_us=-1)")
