@@ -12,13 +12,10 @@
 //! spends its own time. Requests still pending when the window ends may be served in the
 //! next window of that core: the one in progress, tens of microseconds at most.
 
-use crate::hm::logbook::Detection;
 use crate::hm::mailbox::{self, Served};
-use crate::hm::table::Origin;
-use crate::hm::{state_of, Detected, Hm};
+use crate::hm::Hm;
 use crate::output::EventSink;
 use crate::partition::Partition;
-use partita_config::model::ErrorCode;
 use partita_sys::control::mailbox::POSTED;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -96,24 +93,11 @@ fn serve(index: usize, all: Vec<Weak<Partition>>, hm: Arc<Hm>, events: EventSink
 /// Records a raise request the runtime never makes (a forged one) as an ILLEGAL_REQUEST of
 /// partition `index`.
 fn refused(hm: &Hm, parts: &[Arc<Partition>], index: usize, what: String, events: &EventSink) {
-    let me = &parts[index];
-    let rec = hm.raise(
-        parts,
-        Detected {
-            partition: Some(index),
-            process: None,
-            state: state_of(hm, me, None),
-            code: ErrorCode::IllegalRequest,
-            origin: Origin::Refused,
-            detection: Detection::IllegalCall,
-            message: what.clone(),
-        },
-    );
-    if let Some(rec) = rec {
+    if let Some(rec) = hm.refused_request(parts, index, what.clone()) {
         events.event(&format!(
             "HM #{}: partition {} {what} ({}, action {})",
             rec.seq,
-            me.spec.name,
+            parts[index].spec.name,
             rec.code.as_str(),
             rec.action.name()
         ));

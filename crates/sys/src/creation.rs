@@ -81,19 +81,11 @@ pub unsafe fn send_listener(prog: *const libc::sock_filter, len: usize, sock: Ra
         return -1;
     }
     let listener = listener as RawFd;
-    // One byte of data and one SCM_RIGHTS message carrying the descriptor. The control
-    // buffer is u64-aligned, as cmsghdr requires.
+    // One byte of data and one SCM_RIGHTS message carrying the descriptor.
     let mut byte = 0u8;
-    let mut iov = libc::iovec {
-        iov_base: (&mut byte as *mut u8).cast(),
-        iov_len: 1,
-    };
+    let mut iov = one_byte(&mut byte);
     let mut cbuf = [0u64; 4];
-    // SAFETY: msghdr is plain data; zeroed is a valid empty header.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf.as_mut_ptr().cast();
+    let mut msg = header(&mut iov, &mut cbuf);
     // SAFETY: CMSG_SPACE only computes a size.
     msg.msg_controllen = unsafe { libc::CMSG_SPACE(4) } as usize;
     // SAFETY: the control buffer (32 bytes) holds CMSG_SPACE(4) (24) bytes; CMSG_FIRSTHDR and
@@ -115,6 +107,26 @@ pub unsafe fn send_listener(prog: *const libc::sock_filter, len: usize, sock: Ra
     }
 }
 
+/// An iovec over one byte.
+fn one_byte(byte: &mut u8) -> libc::iovec {
+    libc::iovec {
+        iov_base: (byte as *mut u8).cast(),
+        iov_len: 1,
+    }
+}
+
+/// A message header with one data buffer and a control buffer (u64-aligned, as cmsghdr
+/// requires; its whole size is offered). No allocation: usable in a forked child.
+fn header(iov: &mut libc::iovec, cbuf: &mut [u64; 4]) -> libc::msghdr {
+    // SAFETY: msghdr is plain data; zeroed is a valid empty header.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(cbuf);
+    msg
+}
+
 /// The listener of one partition's notification filter, held by the manager.
 #[derive(Debug)]
 pub struct Listener {
@@ -125,17 +137,9 @@ pub struct Listener {
 /// arrives). `Ok(None)` if the child closed the socket without sending one.
 pub fn receive_listener(sock: &OwnedFd) -> Result<Option<Listener>> {
     let mut byte = 0u8;
-    let mut iov = libc::iovec {
-        iov_base: (&mut byte as *mut u8).cast(),
-        iov_len: 1,
-    };
+    let mut iov = one_byte(&mut byte);
     let mut cbuf = [0u64; 4];
-    // SAFETY: msghdr is plain data; zeroed is a valid empty header.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf.as_mut_ptr().cast();
-    msg.msg_controllen = std::mem::size_of_val(&cbuf);
+    let mut msg = header(&mut iov, &mut cbuf);
     let n = loop {
         // SAFETY: `msg` points at live buffers of the sizes it states; received descriptors
         // are close-on-exec.

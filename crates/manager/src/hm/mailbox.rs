@@ -14,11 +14,10 @@
 //! - READ_HM_LOG: index, time, partition id (-1: module), process (-3: none), system state,
 //!   error code, level, action, identifier, message length, then the message bytes.
 
-use super::logbook::{level_value, Detection, MEMORY_CAPACITY};
-use super::table::{code_value, Origin};
-use super::{state_of, Detected, Hm};
+use super::logbook::{level_value, MEMORY_CAPACITY};
+use super::table::code_value;
+use super::Hm;
 use crate::partition::{Life, Partition};
-use partita_config::model::ErrorCode;
 use partita_sys::control::mailbox::{self, request};
 use partita_sys::control::mode;
 use std::sync::atomic::Ordering;
@@ -71,18 +70,7 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
         } else {
             format!("unknown extension request {req}")
         };
-        let rec = hm.raise(
-            parts,
-            Detected {
-                partition: Some(caller),
-                process: None,
-                state: state_of(hm, me, None),
-                code: ErrorCode::IllegalRequest,
-                origin: Origin::Refused,
-                detection: Detection::IllegalCall,
-                message: what.clone(),
-            },
-        );
+        let rec = hm.refused_request(parts, caller, what.clone());
         note = rec.map(|rec| {
             format!(
                 "HM #{}: partition {} {what}: {} ({}, action {})",

@@ -171,6 +171,29 @@ impl Hm {
         self.started.load(Ordering::Acquire)
     }
 
+    /// An ILLEGAL_REQUEST of partition `caller`: a request it is not allowed to make, refused
+    /// by the manager (`message` says which).
+    pub fn refused_request(
+        &self,
+        parts: &[Arc<Partition>],
+        caller: usize,
+        message: String,
+    ) -> Option<LogRecord> {
+        let state = state_of(self, &parts[caller], None);
+        self.raise(
+            parts,
+            Detected {
+                partition: Some(caller),
+                process: None,
+                state,
+                code: partita_config::model::ErrorCode::IllegalRequest,
+                origin: table::Origin::Refused,
+                detection: logbook::Detection::IllegalCall,
+                message,
+            },
+        )
+    }
+
     /// Records `d`, decides and sets the action in motion. Returns the record, or `None` when
     /// the partition's record rate is exceeded (the action is still carried out; counted).
     pub fn raise(&self, parts: &[Arc<Partition>], d: Detected) -> Option<LogRecord> {
