@@ -322,8 +322,9 @@ struct Early {
 
 /// Sleeps until `at` (monotonic ns); false if the run is stopping.
 fn sleep_until(shared: &Shared, at: u64) -> bool {
-    while shared.stop.load(Ordering::Acquire) == 0 {
-        if !partita_sys::futex::wait(&shared.stop, 0, Some(at), false) || monotonic_ns() >= at {
+    // Already there (no lead, no guard): no system call.
+    while shared.stop.load(Ordering::Acquire) == 0 && monotonic_ns() < at {
+        if !partita_sys::futex::wait(&shared.stop, 0, Some(at), false) {
             break;
         }
     }
