@@ -124,6 +124,12 @@ pub(crate) fn run_core(
         // in its own time (with a lead or a guard, the scheduler sleeps meanwhile, and with a
         // lead it checks when the partition is frozen).
         let mut early = leaving.and_then(|p| {
+            // Only if the partition does not go on running on another core at the boundary.
+            let frame = &shared.schedules.specs[sched].frame;
+            let t = deadline.saturating_sub(start) % frame.major_frame.max(1);
+            if frame.runs_elsewhere_at(p, core, t) {
+                return None;
+            }
             let request_ns = freeze_early(&shared.parts[p])?;
             Some(Early {
                 part: p,
@@ -331,12 +337,13 @@ fn sleep_until(shared: &Shared, at: u64) -> bool {
     shared.stop.load(Ordering::Acquire) == 0
 }
 
-/// Freezes partition `p` ahead of the boundary that takes it off this core, if it runs on
-/// this core only and its backend can tell when it is frozen (a cgroup freezer). Returns how
-/// long the request took.
+/// Freezes partition `p` ahead of the boundary that takes it off this core (the caller
+/// checked that it runs on no other core then: every core it is active on leaves it at that
+/// boundary), if its backend can tell when it is frozen (a cgroup freezer). Returns how long
+/// the request took; `None` if another core froze it already.
 fn freeze_early(p: &Partition) -> Option<u64> {
     let mut d = p.state.lock().expect("partition state");
-    if !d.running || d.active != 1 || d.stopped_early || d.pending_go.is_some() {
+    if !d.running || d.stopped_early || d.pending_go.is_some() {
         return None;
     }
     let sw = d.switch.as_ref()?;

@@ -82,6 +82,15 @@ pub enum ScheduleError {
 }
 
 impl FramePlan {
+    /// Whether `partition` has a window on a core other than `core` in force at `t` (relative
+    /// to the frame start, in `[0, major_frame)`): one that starts at `t` or before and ends
+    /// after it. A window ending exactly at `t` is not in force.
+    pub fn runs_elsewhere_at(&self, partition: usize, core: u32, t: Nanos) -> bool {
+        self.windows
+            .iter()
+            .any(|w| w.partition == partition && w.core != core && w.offset <= t && t < w.end())
+    }
+
     /// Indices (into `windows`) of the windows that start or end outside `[0, major_frame]`.
     pub fn windows_outside_frame(&self) -> Vec<usize> {
         self.windows

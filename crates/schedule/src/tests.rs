@@ -106,6 +106,28 @@ fn in_force_matches_walk() {
 }
 
 /// Random valid plans: windows laid out per core without overlap.
+#[test]
+fn runs_elsewhere_at_sees_windows_on_other_cores_only() {
+    let plan = FramePlan {
+        major_frame: 100,
+        windows: vec![
+            win(1, 0, 0, 0, 40),
+            win(2, 0, 1, 10, 30),
+            win(3, 0, 1, 50, 20),
+            win(4, 1, 1, 40, 10),
+        ],
+    };
+    // Partition 0 leaves core 0 at 40; on core 1 its window ended at 40 too.
+    assert!(!plan.runs_elsewhere_at(0, 0, 40));
+    // ... but at 20 it still runs on core 1, and at 50 it starts there.
+    assert!(plan.runs_elsewhere_at(0, 0, 20));
+    assert!(plan.runs_elsewhere_at(0, 0, 50));
+    // Its own core does not count, nor another partition's window.
+    assert!(!plan.runs_elsewhere_at(0, 1, 55));
+    assert!(!plan.runs_elsewhere_at(0, 0, 45));
+    assert!(plan.runs_elsewhere_at(1, 0, 40));
+}
+
 fn arb_plan() -> impl Strategy<Value = FramePlan> {
     (
         1u64..50,
