@@ -357,6 +357,7 @@ pub fn run_ports(
     }
     let (e2e, after) = l.latency.unwrap_or_default();
     let checks = checks(&rows);
+    notes.extend(stamp_note(&rows));
     Ok(PortsReport {
         format: "partita-bench-ports/1",
         started_unix,
@@ -382,6 +383,18 @@ fn median(rows: &[PortRow], op: &str, size: usize) -> f64 {
     rows.iter()
         .find(|r| r.op == op && r.size == size)
         .map_or(f64::NAN, |r| r.batched_ns)
+}
+
+/// Says so when the time stamp a sampling message carries costs more on its own than the
+/// 16-byte target allows: no exact-stamp implementation can meet it on this machine.
+fn stamp_note(rows: &[PortRow]) -> Option<String> {
+    let stamp = median(rows, "time stamp (GET_TIME)", 16);
+    let limit = FACTOR_16 * median(rows, "floor publish", 16).max(1.0);
+    (stamp > limit).then(|| {
+        format!(
+            "a time stamp alone (GET_TIME) costs {stamp:.1} ns, above the 16 B limit of {limit:.1} ns: every sampling message carries one (validity, age, READ_SAMPLING_MESSAGE_CONDITIONAL), so the 16 B target cannot be met with exact stamps on this machine"
+        )
+    })
 }
 
 fn checks(rows: &[PortRow]) -> Vec<PortsCheck> {
@@ -569,5 +582,15 @@ mod tests {
         assert!(default_ports_json_path()
             .to_string_lossy()
             .contains("ports-"));
+    }
+
+    #[test]
+    fn a_stamp_above_the_limit_is_noted() {
+        let mut rows = vec![row("floor publish", 16, 2)];
+        rows.push(row("time stamp (GET_TIME)", 16, 5));
+        assert_eq!(stamp_note(&rows), None);
+        rows[1] = row("time stamp (GET_TIME)", 16, 30);
+        let n = stamp_note(&rows).expect("a note");
+        assert!(n.contains("30.0 ns") && n.contains("6.0 ns"), "{n}");
     }
 }
