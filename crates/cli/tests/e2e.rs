@@ -25,27 +25,25 @@ fn without_a_spin_margin_partitions_stay_in_their_windows() {
     let token = format!("tok-confined-no-margin-{}", std::process::id());
     let module = confinement_module(&dir, &token, false);
     let json = dir.join("report.json");
-    let out = partita()
-        .args(["run", "--duration", "2s", "--spin-margin", "0us", "--json"])
-        .arg(&json)
-        .arg(&module)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    // Runs the module with `args` before it; its output and report.
+    let run = |args: &[&str]| {
+        let out = partita()
+            .args(["run", "--json"])
+            .arg(&json)
+            .args(args)
+            .arg(&module)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (out, report)
+    };
+    let (out, report) = run(&["--duration", "2s", "--spin-margin", "0us"]);
     assert_confined(&out, &[("good", 1), ("other", 1)]);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["spin_margin_ns"], 0, "{report}");
     // The default margin, for comparison: 80 us.
-    let out = partita()
-        .args(["run", "--duration", "300ms", "--json"])
-        .arg(&json)
-        .arg(&module)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, report) = run(&["--duration", "300ms"]);
     assert_eq!(report["spin_margin_ns"], 80_000, "{report}");
 }
 
