@@ -491,16 +491,39 @@ fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
     Some(attack)
 }
 
+/// The partition-switch backends the attackers that work on the switch itself (spinning, many
+/// tasks) are run with: each holds a partition in its own way, and each must hold it in time.
+const BACKENDS: &[&str] = &["freezer-v1", "freezer-v2", "signals"];
+
+/// [`suite_with`] with `partita run --backend backend`.
+fn suite_on(test: &str, attacker: &str, backend: &'static str) -> Option<Run> {
+    suite_with(
+        &format!("{test} ({backend})"),
+        attacker,
+        Setup {
+            run_args: vec!["--backend", backend],
+            ..Setup::default()
+        },
+    )
+}
+
 #[test]
 fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
     let _g = serial();
-    let Some(run) = suite(
-        "a_spinner_with_every_signal_blocked_keeps_to_its_windows",
-        "spin_blocked",
-        false,
-    ) else {
-        return;
-    };
+    for backend in BACKENDS {
+        let Some(run) = suite_on(
+            "a_spinner_with_every_signal_blocked_keeps_to_its_windows",
+            "spin_blocked",
+            backend,
+        ) else {
+            return;
+        };
+        spinner_kept_to_its_windows(&run, backend);
+    }
+}
+
+fn spinner_kept_to_its_windows(run: &Run, backend: &str) {
+    assert_eq!(run.report["backend"], backend, "{}", run.context());
     let p = run.partition("attacker");
     assert!(p["exit"].is_null(), "{}", run.context());
     assert!(
@@ -510,11 +533,7 @@ fn a_spinner_with_every_signal_blocked_keeps_to_its_windows() {
     );
     assert!(p["windows"].as_u64().unwrap() >= 20, "{}", run.context());
     // Held to its windows, it does nothing the health monitor would record.
-    assert!(
-        hm::records(&run, "attacker").is_empty(),
-        "{}",
-        run.context()
-    );
+    assert!(hm::records(run, "attacker").is_empty(), "{}", run.context());
 }
 
 #[test]
@@ -605,11 +624,19 @@ fn a_thread_bomb_stops_at_the_task_limit() {
 /// ILLEGAL_REQUEST `task-limit` records and nothing else about it.
 fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
     let _g = serial();
-    let Some(run) = suite(name, mode, false) else {
-        return;
-    };
+    for backend in BACKENDS {
+        let Some(run) = suite_on(name, mode, backend) else {
+            return;
+        };
+        bomb_contained(&run, backend, refused);
+    }
+}
+
+fn bomb_contained(run: &Run, backend: &str, refused: &str) {
+    assert_eq!(run.report["backend"], backend, "{}", run.context());
     assert!(run.log("attacker").contains(refused), "{}", run.context());
-    // Its many runnable tasks were frozen ahead of its boundaries (the freeze lead).
+    // Its many runnable tasks were held ahead of its boundaries (the freeze lead; with the
+    // signals backend, watched through its CPU time).
     let attacker = run.partition("attacker");
     assert!(
         attacker["frozen_ahead_windows"].as_u64().unwrap() > 0,
@@ -620,12 +647,12 @@ fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
     // health monitor records the refused creations (ILLEGAL_REQUEST, detection task-limit, at
     // most one record a second) and nothing else about the attacker.
     assert!(
-        hm::event(&run, "attacker", &["task limit", "refused"]),
+        hm::event(run, "attacker", &["task limit", "refused"]),
         "{}",
         run.context()
     );
     let limit_records = hm::logged(
-        &run,
+        run,
         "attacker",
         "ILLEGAL_REQUEST",
         "task-limit",
@@ -633,7 +660,7 @@ fn bomb_stops_at_the_task_limit(name: &str, mode: &str, refused: &str) {
     );
     assert!(!limit_records.is_empty(), "{}", run.context());
     assert_eq!(
-        hm::records(&run, "attacker").len(),
+        hm::records(run, "attacker").len(),
         limit_records.len(),
         "{}",
         run.context()

@@ -121,10 +121,16 @@ impl Backend {
 pub(crate) enum Switch {
     /// Freeze/thaw a cgroup.
     Freezer(Freezer),
-    /// SIGSTOP/SIGCONT every process listed in a `cgroup.procs` file (or only the main PID).
+    /// SIGSTOP/SIGCONT every process of the partition: its process group, or every process
+    /// listed in a `cgroup.procs` file (or only the main PID).
     Signals {
         procs: Option<PathBuf>,
         main_pid: i32,
+        /// Every process of the partition stays in the process group of its main process
+        /// (`setsid` before `execve`; the seccomp filter refuses `setsid` and `setpgid`): one
+        /// `kill(-pgid)` reaches them all, without reading `cgroup.procs` (~10 us) and one
+        /// system call per process.
+        group: bool,
         /// The processes the last stop reached. No process of the partition can fork while
         /// they are all stopped, so the following SIGCONT goes to this list without reading
         /// `cgroup.procs` again.
@@ -133,11 +139,13 @@ pub(crate) enum Switch {
 }
 
 impl Switch {
-    /// The signals switch of a partition whose main process is `main_pid`.
-    pub(crate) fn signals(procs: Option<PathBuf>, main_pid: i32) -> Switch {
+    /// The signals switch of a partition whose main process is `main_pid`; `group`: its
+    /// processes cannot leave its process group.
+    pub(crate) fn signals(procs: Option<PathBuf>, main_pid: i32, group: bool) -> Switch {
         Switch::Signals {
             procs,
             main_pid,
+            group,
             stopped: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -147,9 +155,19 @@ impl Switch {
         match self {
             Switch::Freezer(f) => f.freeze(),
             Switch::Signals {
+                main_pid,
+                group: true,
+                ..
+            } => {
+                // The main thread first (see signal_one), then the whole group.
+                partita_sys::proc::tgkill(*main_pid, *main_pid, libc_sig::SIGSTOP)?;
+                partita_sys::proc::kill(-*main_pid, libc_sig::SIGSTOP)
+            }
+            Switch::Signals {
                 procs,
                 main_pid,
                 stopped,
+                ..
             } => {
                 let mut list = stopped.lock().unwrap_or_else(|e| e.into_inner());
                 list.clear();
@@ -172,9 +190,15 @@ impl Switch {
         match self {
             Switch::Freezer(f) => f.thaw(),
             Switch::Signals {
+                main_pid,
+                group: true,
+                ..
+            } => partita_sys::proc::kill(-*main_pid, libc_sig::SIGCONT),
+            Switch::Signals {
                 procs,
                 main_pid,
                 stopped,
+                ..
             } => {
                 let mut list = stopped.lock().unwrap_or_else(|e| e.into_inner());
                 if list.is_empty() {

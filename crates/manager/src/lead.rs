@@ -27,6 +27,16 @@
 //! one within a few windows (a single late wake-up has many possible causes), decaying by 1/8
 //! a window: the scheduler wakes that much earlier for it.
 //!
+//! How the scheduler learns what a hold takes depends on the backend. A freezer says when it
+//! is done (`FROZEN`, `frozen 1`), and the lead is found by checking it (halving when early,
+//! growing when late). The signals backend cannot tell cheaply when a partition is stopped (a
+//! task stops only when it runs, each thread on its own; a runtime partition's threads wake up
+//! to stop, 30-60 us of CPU on the reference VM), but the partition's CPU time says exactly
+//! what its stop cost: the stop request, plus the CPU time the partition used from the request
+//! to the boundary, plus what it used after the boundary (its *spill*, the successor's loss,
+//! measured anyway as its overrun). The lead then follows that cost directly
+//! ([`FreezeLead::after_stop`]), without checks that would wake the scheduler in the middle.
+//!
 //! This module is the pure policy; [`crate::scheduler`] measures and applies it.
 
 /// Lead tried when a partition was not frozen at the boundary (a probe).
@@ -41,6 +51,10 @@ pub(crate) const PROBE_EVERY: u32 = 16;
 /// A freeze request (the write to the freezer) taking at least this long means many tasks:
 /// probe at once, with a longer probe.
 pub(crate) const SLOW_REQUEST_NS: u64 = 50_000;
+
+/// Signals backend: added to a measured stop for the lead (the scheduler's wake-up lateness,
+/// which delays the stop request; 20-40 us on the reference VM).
+pub(crate) const STOP_SLACK_NS: u64 = 40_000;
 
 /// Wake-up lateness beyond the spin margin that does not feed the wake guard: ordinary timer
 /// jitter (on the development VM, p99 wake-up latency is 100-120 us against an 80 us margin).
@@ -112,6 +126,28 @@ impl FreezeLead {
                 self.countdown = PROBE_EVERY;
             }
         }
+    }
+
+    /// Signals backend, after a boundary at which the partition was stopped early (with or
+    /// without a lead): what its stop cost in all (`took`: the request, and the CPU time the
+    /// partition used from then on, before and after the boundary), and the part of it after
+    /// the boundary (`spill`, the successor's loss). A spill beyond [`QUICK_NS`] asks for a
+    /// lead that covers the cost with a quarter more and [`STOP_SLACK_NS`] (and at least the
+    /// lead that spilled plus its spill). The lead then fades by 1/8 a window, never below
+    /// what the last stop needed, and goes after a stop within twice [`QUICK_NS`]: a runtime
+    /// partition's ordinary stop (30-80 us, its threads waking to stop) spills at most about
+    /// that without a lead, and a lead would cost it more than it saves its successor.
+    pub fn after_stop(&mut self, took: u64, spill: u64) {
+        let need = took + took / 4 + STOP_SLACK_NS;
+        let faded = self.lead - self.lead / 8;
+        self.lead = if spill > QUICK_NS {
+            need.max(self.lead + spill)
+        } else if self.lead == 0 || took <= 2 * QUICK_NS {
+            0
+        } else {
+            faded.max(need)
+        }
+        .min(MAX_NS);
     }
 
     /// After a boundary at which the partition was frozen `lead` early: when it was found
@@ -271,5 +307,42 @@ mod tests {
         assert_eq!(l.lead(WINDOW), MAX_NS);
         assert_eq!(l.lead(1_000_000), 250_000);
         assert_eq!(l.lead(0), 0);
+    }
+
+    #[test]
+    fn a_stop_by_signals_gets_the_lead_its_cost_needs() {
+        let mut l = FreezeLead::default();
+        // An ordinary stop made at the wake-up for the boundary: no lead.
+        l.after_stop(70_000, 40_000);
+        assert_eq!(l.lead(WINDOW), 0);
+        // A bomb: 450 us, most of it after the boundary.
+        l.after_stop(450_000, 400_000);
+        let first = 450_000 + 450_000 / 4 + STOP_SLACK_NS;
+        assert_eq!(l.lead(WINDOW), first);
+        // Spilling again despite the lead (a later wake-up): the spill adds itself.
+        l.after_stop(450_000, 100_000);
+        assert_eq!(l.lead(WINDOW), first + 100_000);
+        // Quicker stops: the lead fades slowly, never below what the last one needed.
+        let before = l.lead(WINDOW);
+        l.after_stop(200_000, 0);
+        assert_eq!(l.lead(WINDOW), before - before / 8);
+        for _ in 0..40 {
+            l.after_stop(200_000, 0);
+        }
+        assert_eq!(l.lead(WINDOW), 200_000 + 200_000 / 4 + STOP_SLACK_NS);
+        // An ordinary stop again: no lead.
+        l.after_stop(60_000, 0);
+        assert_eq!(l.lead(WINDOW), 0);
+        // Without a lead, only the spill counts.
+        l.after_stop(150_000, 40_000);
+        assert_eq!(l.lead(WINDOW), 0);
+        // An ordinary stop that spilled a lot once gets a lead until the next ordinary stop.
+        l.after_stop(80_000, 60_000);
+        assert_eq!(l.lead(WINDOW), 80_000 + 20_000 + STOP_SLACK_NS);
+        l.after_stop(60_000, 0);
+        assert_eq!(l.lead(WINDOW), 0);
+        // Bounded like any lead.
+        l.after_stop(10 * MAX_NS, 10 * MAX_NS);
+        assert_eq!(l.lead(WINDOW), MAX_NS);
     }
 }

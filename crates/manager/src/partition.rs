@@ -43,6 +43,13 @@ pub(crate) struct Dyn {
     pub stopped_early: bool,
     /// CPU usage read when the partition was last held, to measure what it used afterwards.
     pub usage_at_stop: Option<u64>,
+    /// Signals backend, stopped ahead of its boundary: how long the stop request took, and its
+    /// CPU time right after it.
+    pub stop_request: Option<(u64, u64)>,
+    /// Signals backend: what its last early stop cost in all and the part of it after the
+    /// boundary (measured when it enters again), not yet looked at by the scheduler
+    /// (crate::lead::FreezeLead::after_stop).
+    pub stop_cost: Option<(u64, u64)>,
     /// "go" end of a child not yet released (signals backend: released at its first window).
     pub pending_go: Option<OwnedFd>,
     /// The manager's end of the socket the child sends its task-creation listener over, until
@@ -185,6 +192,8 @@ impl Partition {
                 running: false,
                 stopped_early: false,
                 usage_at_stop: None,
+                stop_request: None,
+                stop_cost: None,
                 pending_go: None,
                 creation_sock: None,
                 windows: 0,
@@ -390,6 +399,7 @@ impl Partition {
                     .as_ref()
                     .map(|g| g.dir().join("cgroup.procs")),
                 child.pid,
+                seccomp,
             ),
         };
         // The child waits for "go" before execve. With a freezer it is frozen and released at
@@ -412,6 +422,8 @@ impl Partition {
         st.running = false;
         st.stopped_early = false;
         st.usage_at_stop = None;
+        st.stop_request = None;
+        st.stop_cost = None;
         st.life = Life::Live;
         drop(st);
         let Spawned { exec_status, .. } = child;

@@ -111,6 +111,7 @@ pub(crate) fn run_core(
         let window = deadline.saturating_sub(entered_at);
         let (lead, guard) =
             leaving.map_or((0, 0), |p| (leads[p].lead(window), leads[p].guard(window)));
+        let probe = leaving.map_or(Probe::Nothing, |p| probe_of(shared, &shared.parts[p]));
         // Sleep until the deadline less the spin margin, the lead and the wake guard, or a
         // stop request.
         let spin_from = deadline.saturating_sub(shared.spin_margin);
@@ -130,7 +131,7 @@ pub(crate) fn run_core(
             if frame.runs_elsewhere_at(p, core, t) {
                 return None;
             }
-            let request_ns = freeze_early(&shared.parts[p])?;
+            let request_ns = freeze_early(&shared.parts[p], probe == Probe::CpuTime)?;
             Some(Early {
                 part: p,
                 lead,
@@ -140,7 +141,7 @@ pub(crate) fn run_core(
             })
         });
         if let Some(e) = early.as_mut() {
-            if e.lead > 0 {
+            if e.lead > 0 && probe == Probe::Freezer {
                 let checks = (first_wake + e.lead / 2, first_wake + e.lead);
                 match watch_freeze(shared, &shared.parts[e.part], checks, spin_from) {
                     Some(o) => e.outcome = o,
@@ -193,12 +194,17 @@ pub(crate) fn run_core(
             }
             let l = &mut leads[e.part];
             l.note_wake(e.wake_late, shared.spin_margin);
-            if e.lead > 0 {
+            let p = &shared.parts[e.part];
+            if probe == Probe::CpuTime {
+                // What its previous early stop cost (measured when it entered since).
+                let cost = p.state.lock().expect("partition state").stop_cost.take();
+                if let Some((took, spill)) = cost {
+                    l.after_stop(took, spill);
+                }
+            } else if e.lead > 0 {
                 l.after_lead(e.outcome);
             } else {
-                let checked = l
-                    .check_due(e.request_ns)
-                    .then(|| is_frozen(&shared.parts[e.part]));
+                let checked = l.check_due(e.request_ns).then(|| is_frozen(p));
                 l.after_lazy(checked, e.request_ns);
             }
         }
@@ -294,9 +300,14 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     if d.running || d.life != Life::Live {
         return;
     }
+    let stop_request = d.stop_request.take();
     if let (Some(u0), Some(u)) = (d.usage_at_stop.take(), p.usage.as_ref()) {
         let over = u.read_ns().saturating_sub(u0);
         d.overrun.record(over);
+        // Stopped early by signals: the request, what it used until the boundary, and after.
+        if let Some((request_ns, u_req)) = stop_request {
+            d.stop_cost = Some((request_ns + u0.saturating_sub(u_req) + over, over));
+        }
         if over > shared.tolerance {
             d.overruns += 1;
         }
@@ -340,9 +351,9 @@ fn sleep_until(shared: &Shared, at: u64) -> bool {
 /// Freezes partition `p` ahead of the boundary that takes it off this core (the caller
 /// checked that it runs on no other core then: every core it is active on leaves it at that
 /// boundary). Returns how long the request took; `None` if another core froze it already.
-/// (With the signals backend, which cannot tell cheaply when a partition is stopped, the
-/// partition never gets a lead: see [`is_frozen`].)
-fn freeze_early(p: &Partition) -> Option<u64> {
+/// With `measure` (signals backend), keeps the request time and the CPU time after it, to
+/// measure what the stop cost (see [`enter`], crate::lead::FreezeLead::after_stop).
+fn freeze_early(p: &Partition, measure: bool) -> Option<u64> {
     let mut d = p.state.lock().expect("partition state");
     if !d.running || d.stopped_early || d.pending_go.is_some() {
         return None;
@@ -353,7 +364,31 @@ fn freeze_early(p: &Partition) -> Option<u64> {
     sw.stop().ok()?;
     let took = monotonic_ns().saturating_sub(t0);
     d.stopped_early = true;
+    if measure {
+        d.stop_request = p.usage.as_ref().map(|u| (took, u.read_ns()));
+    }
     Some(took)
+}
+
+/// How the scheduler learns what holding a partition ahead of its boundary takes
+/// (crate::lead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// Its freezer says when it is frozen.
+    Freezer,
+    /// Its CPU time says what its stop cost (signals backend with CPU accounting).
+    CpuTime,
+    /// Neither (signals backend without CPU accounting): no lead.
+    Nothing,
+}
+
+fn probe_of(shared: &Shared, p: &Partition) -> Probe {
+    let d = p.state.lock().expect("partition state");
+    match d.switch.as_ref().map(|s| s.is_frozen().is_some()) {
+        Some(true) => Probe::Freezer,
+        Some(false) if shared.cpu_accounting && p.usage.is_some() => Probe::CpuTime,
+        _ => Probe::Nothing,
+    }
 }
 
 /// Lets partition `p`, frozen ahead of a boundary that did not take it off the core after all,
