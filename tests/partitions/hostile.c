@@ -1,5 +1,8 @@
 /* A hostile partition: blocks every signal it can, forks a child and spawns threads, all of
- * which spin outside APEX and check the clock against the partition's windows. */
+ * which spin outside APEX and check the clock against the partition's windows. With the
+ * argument `escape-group` the child first leaves the partition's process group (setsid: only
+ * possible without the seccomp filter, which refuses it), so that a stop sent to the group
+ * misses it. */
 #define _GNU_SOURCE
 #include "window_check.h"
 #include <pthread.h>
@@ -26,8 +29,22 @@ int main(int argc, char **argv)
     RETURN_CODE_TYPE rc;
     SYSTEM_TIME_TYPE t;
     GET_TIME(&t, &rc);
+    int escape = 0;
+    for (int i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "escape-group") == 0) {
+            escape = 1;
+        }
+    }
     pid_t child = fork();
     if (child == 0) {
+        if (escape) {
+            if (setsid() < 0) {
+                perror("setsid");
+                return 1;
+            }
+            printf("HOSTILE left the process group\n");
+            fflush(stdout);
+        }
         wc_spin(&wc, "forked-child");
     }
     static const char *roles[] = {"thread-1", "thread-2", "thread-3"};

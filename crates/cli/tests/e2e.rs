@@ -48,6 +48,16 @@ fn without_a_spin_margin_partitions_stay_in_their_windows() {
 }
 
 fn confinement_module(dir: &std::path::Path, token: &str, hostile: bool) -> std::path::PathBuf {
+    confinement_module_with(dir, token, hostile, &[])
+}
+
+/// [`confinement_module`] with more arguments for the hostile partition.
+fn confinement_module_with(
+    dir: &std::path::Path,
+    token: &str,
+    hostile: bool,
+    hostile_args: &[&str],
+) -> std::path::PathBuf {
     let good = partition_exe("window_check");
     let mut parts = vec![
         Part {
@@ -68,7 +78,10 @@ fn confinement_module(dir: &std::path::Path, token: &str, hostile: bool) -> std:
             name: "hostile",
             exe: partition_exe("hostile"),
             windows: vec![(65, 25)],
-            extra: vec![token.into()],
+            extra: std::iter::once(token)
+                .chain(hostile_args.iter().copied())
+                .map(String::from)
+                .collect(),
         });
     }
     write_module(
@@ -166,6 +179,47 @@ fn hostile_partition_is_confined_with_every_backend() {
             processes_with(&token)
         );
     }
+}
+
+/// The signals backend stops a partition through its process group, which the seccomp filter
+/// keeps every process in. Without the filter it signals every process of the partition's
+/// cgroup instead: a child that left the group is held all the same.
+#[test]
+fn without_the_filter_a_process_that_left_the_group_is_still_confined() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip(
+            "without_the_filter_a_process_that_left_the_group_is_still_confined",
+            &r,
+        );
+    }
+    let dir = scratch("hostile-escape");
+    let token = format!("tok-hostile-escape-{}", std::process::id());
+    let module = confinement_module_with(&dir, &token, true, &["escape-group"]);
+    let out = partita()
+        .args([
+            "run",
+            "--duration",
+            "2s",
+            "--backend",
+            "signals",
+            "--no-seccomp",
+        ])
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("HOSTILE left the process group"),
+        "{}",
+        text(&out)
+    );
+    assert_confined(&out, &[("good", 1), ("other", 1), ("hostile", 5)]);
+    assert!(
+        processes_with(&token).is_empty(),
+        "leftover processes: {:?}",
+        processes_with(&token)
+    );
 }
 
 /// The small example, `examples/hello`, built with `partita cc` as its comment says and run
