@@ -419,7 +419,16 @@ fn suite(test: &str, attacker: &str, with_pidfile: bool) -> Option<Run> {
 }
 
 /// [`suite`] with attacker arguments and `partita run` options.
-fn suite_with(test: &str, attacker: &str, setup: Setup) -> Option<Run> {
+///
+/// `PARTITA_ISOLATION_BACKEND=<backend>` runs every attacker that does not choose its backend
+/// with that one (the spinner and the bombs run with every backend anyway).
+fn suite_with(test: &str, attacker: &str, mut setup: Setup) -> Option<Run> {
+    if let Ok(b) = std::env::var("PARTITA_ISOLATION_BACKEND") {
+        if !setup.run_args.contains(&"--backend") {
+            setup.run_args.push("--backend");
+            setup.run_args.push(Box::leak(b.into_boxed_str()));
+        }
+    }
     if let Err(r) = capable() {
         skip(test, &r);
         return None;

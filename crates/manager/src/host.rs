@@ -22,6 +22,9 @@ pub struct HostInfo {
     pub freezer_v1: bool,
     /// cgroup v2 mounted.
     pub cgroup_v2: bool,
+    /// cgroup v2 mounted with `favordynmods` (see CAVEATS.md: freezer-v2 switches wait for
+    /// cgroup changes without it).
+    pub cgroup_v2_favordynmods: bool,
     /// v1 cpuacct mounted.
     pub cpuacct: bool,
     /// v1 cpuset mounted.
@@ -51,6 +54,7 @@ impl HostInfo {
             rt_throttle: partita_sys::sched::rt_throttling(),
             freezer_v1: mounts.freezer.is_some(),
             cgroup_v2: mounts.v2.is_some(),
+            cgroup_v2_favordynmods: mounts.v2_favordynmods,
             cpuacct: mounts.cpuacct.is_some(),
             cpuset: mounts.cpuset.is_some(),
             memory: mounts.memory.is_some(),

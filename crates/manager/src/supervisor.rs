@@ -43,6 +43,15 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     if !host.root {
         notes.push("not root: no cgroups (no memory limit, no cpuset, no CPU accounting); the signals backend stops only the partition's main process".into());
     }
+    if backend == Backend::FreezerV2 && !host.cgroup_v2_favordynmods {
+        notes.push(format!(
+            "freezer-v2: cgroup2 ({}) is mounted without favordynmods: while any cgroup change on the host (a partition restart moving its new process into its cgroups, another run starting) waits for an RCU grace period under the kernel's cgroup lock, every freeze and thaw waits too, and boundaries start that late (~5 ms measured); `mount -o remount,favordynmods` on it removes the wait, or use freezer-v1 (CAVEATS.md)",
+            host.mounts
+                .v2
+                .as_ref()
+                .map_or_else(|| "?".into(), |p| p.display().to_string())
+        ));
+    }
     if let Some((runtime, period)) = host.rt_throttle {
         if runtime >= 0 && runtime < period {
             notes.push(format!(

@@ -25,6 +25,9 @@ pub struct Mounts {
     pub memory: Option<PathBuf>,
     /// v1 `pids` controller mount point.
     pub pids: Option<PathBuf>,
+    /// The cgroup v2 mount has `favordynmods`: moving a task between cgroups does not wait
+    /// for an RCU grace period while it holds the kernel's global cgroup lock.
+    pub v2_favordynmods: bool,
 }
 
 impl Mounts {
@@ -45,6 +48,7 @@ impl Mounts {
             let (dir, fstype, opts) = (PathBuf::from(f[1]), f[2], f[3]);
             if fstype == "cgroup2" && m.v2.is_none() {
                 m.v2 = Some(dir);
+                m.v2_favordynmods = opts.split(',').any(|o| o == "favordynmods");
             } else if fstype == "cgroup" {
                 for o in opts.split(',') {
                     let slot = match o {
@@ -230,5 +234,26 @@ impl CpuUsage {
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mounts_are_found_with_their_options() {
+        let text = "cgroup /sys/fs/cgroup/freezer cgroup rw,relatime,freezer 0 0\n\
+                    cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n\
+                    cgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0\n";
+        let m = Mounts::parse(text);
+        assert_eq!(m.freezer, Some(PathBuf::from("/sys/fs/cgroup/freezer")));
+        assert_eq!(m.cpuacct, Some(PathBuf::from("/sys/fs/cgroup/cpu,cpuacct")));
+        assert_eq!(m.v2, Some(PathBuf::from("/sys/fs/cgroup/unified")));
+        assert!(m.memory.is_none());
+        assert!(!m.v2_favordynmods);
+        let m = Mounts::parse("cgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate,favordynmods 0 0\n");
+        assert_eq!(m.v2, Some(PathBuf::from("/sys/fs/cgroup")));
+        assert!(m.v2_favordynmods);
     }
 }
