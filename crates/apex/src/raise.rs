@@ -44,6 +44,13 @@ pub(crate) fn set_priority(ctl: Option<&ControlBlock>, tid: i32, prio: i32) -> b
         if done == seq {
             return c.raise_result.load(Ordering::Acquire) == 0;
         }
+        // Say that we sleep, then look again (the broker writes `raise_done` and then reads
+        // this flag: one of us sees the other), and sleep only if still not answered.
+        c.raise_waiting.store(1, Ordering::SeqCst);
+        let done = c.raise_done.load(Ordering::SeqCst);
+        if done == seq {
+            continue;
+        }
         partita_sys::futex::wait(&c.raise_done, done, None, true);
     }
 }

@@ -16,8 +16,24 @@
 
 use crate::partition::Partition;
 use partita_sys::control::ControlBlock;
+use partita_sys::proc::ThreadHandle;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+
+/// A thread of the partition the broker has seen: its host tid, and a handle on it (a thread
+/// pidfd) that tells cheaply whether it is still that thread.
+#[derive(Debug)]
+pub(crate) struct Known {
+    host: i32,
+    handle: Option<ThreadHandle>,
+}
+
+/// The broker's cache of a partition's threads: partition tid -> [`Known`].
+pub(crate) type Threads = HashMap<i32, Known>;
+
+/// Handles kept per partition at most (each is a descriptor of the manager); threads beyond
+/// are checked through `/proc`.
+const MAX_HANDLES: usize = 64;
 
 /// Highest priority the broker grants: the runtime's timer priority.
 pub(crate) const LIMIT: i32 = crate::PARTITION_RUN_PRIORITY + 1;
@@ -34,7 +50,7 @@ pub(crate) fn needed() -> bool {
 /// was wrong with a request the runtime never makes (a priority above the cap, a thread that
 /// is not the partition's, a request where no broker serves): the caller records it as an
 /// ILLEGAL_REQUEST.
-pub(crate) fn serve_pending(p: &Partition, tids: &mut HashMap<i32, i32>) -> Option<String> {
+pub(crate) fn serve_pending(p: &Partition, tids: &mut Threads) -> Option<String> {
     let c: &ControlBlock = p.control();
     let req = c.raise_request.load(Ordering::Acquire);
     if req == c.raise_done.load(Ordering::Acquire) {
@@ -58,36 +74,61 @@ pub(crate) fn serve_pending(p: &Partition, tids: &mut HashMap<i32, i32>) -> Opti
         (r, forged)
     };
     c.raise_result.store(result, Ordering::Release);
-    c.raise_done.store(req, Ordering::Release);
-    partita_sys::futex::wake(&c.raise_done, u32::MAX, true);
+    // Dekker with the requester (crate docs of `raise_waiting`): it sets `raise_waiting` and
+    // then reads `raise_done`; here `raise_done` is written and then `raise_waiting` read, all
+    // sequentially consistent, so one of the two sees the other.
+    c.raise_done.store(req, Ordering::SeqCst);
+    if c.raise_waiting.swap(0, Ordering::SeqCst) != 0 {
+        partita_sys::futex::wake(&c.raise_done, u32::MAX, true);
+    }
     forged.map(|why| format!("raise of thread {tid} to real-time priority {prio} refused: {why}"))
 }
 
 /// Raises thread `tid` (as the partition names it) of the partition whose main process is
 /// `pid` (host) to `prio`; 0 or an errno.
-fn serve(pid: i32, tid: i32, prio: i32, tids: &mut HashMap<i32, i32>) -> i32 {
+fn serve(pid: i32, tid: i32, prio: i32, tids: &mut Threads) -> i32 {
     if !(1..=LIMIT).contains(&prio) {
         return EPERM;
     }
     if pid <= 0 || tid <= 0 {
         return ESRCH;
     }
-    // A cached host tid still listed under the process is still its thread (a tid freed by an
-    // exited thread and taken by another process's task is not); checking that costs one
-    // `stat` instead of reading the status file.
+    // A cached thread that still exists is still the partition's: its handle names that thread
+    // only (one system call); without a handle, a host tid still listed under the process is
+    // (a tid freed by an exited thread and taken by another process's task is not; one `stat`
+    // of /proc, ~2 us more). Otherwise the cache is rebuilt from the status files.
+    let alive = |k: &Known| match &k.handle {
+        Some(h) => h.alive(),
+        None => std::path::Path::new(&format!("/proc/{pid}/task/{}", k.host)).exists(),
+    };
     let host = match tids.get(&tid) {
-        Some(&h) if std::path::Path::new(&format!("/proc/{pid}/task/{h}")).exists() => h,
+        Some(k) if alive(k) => k.host,
         _ => {
             tids.clear();
             for h in threads(pid) {
                 if let Some(t) = ns_tid(pid, h) {
-                    tids.insert(t, h);
+                    tids.insert(
+                        t,
+                        Known {
+                            host: h,
+                            handle: None,
+                        },
+                    );
                 }
             }
-            match tids.get(&tid) {
-                Some(&h) => h,
-                None => return ESRCH,
+            let Some(k) = tids.get_mut(&tid) else {
+                return ESRCH;
+            };
+            // Opened after the status file named it the partition's thread: if it ended in
+            // between, the handle names the ended thread and the next request rebuilds.
+            k.handle = ThreadHandle::open(k.host);
+            let host = k.host;
+            if tids.values().filter(|k| k.handle.is_some()).count() > MAX_HANDLES {
+                if let Some(k) = tids.get_mut(&tid) {
+                    k.handle = None;
+                }
             }
+            host
         }
     };
     match partita_sys::sched::set_priority(host, prio) {
@@ -128,7 +169,7 @@ mod tests {
         let tid = partita_sys::sched::gettid();
         assert!(threads(me).contains(&tid));
         assert_eq!(ns_tid(me, tid), Some(tid));
-        let mut m = HashMap::new();
+        let mut m = Threads::new();
         // Above the timer priority, or not a thread of the process: refused.
         assert_eq!(serve(me, tid, LIMIT + 1, &mut m), EPERM);
         assert_eq!(serve(me, i32::MAX, 5, &mut m), ESRCH);
@@ -136,5 +177,22 @@ mod tests {
         assert_eq!(serve(me, 1, 5, &mut m), ESRCH);
         assert_eq!(serve(me, tid, 0, &mut m), EPERM);
         assert_eq!(serve(0, tid, 5, &mut m), ESRCH);
+    }
+
+    #[test]
+    fn a_thread_handle_sees_its_thread_end() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (end_tx, end_rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || {
+            tx.send(partita_sys::sched::gettid()).unwrap();
+            let _ = end_rx.recv();
+        });
+        let other = rx.recv().unwrap();
+        let h = ThreadHandle::open(other).expect("thread pidfds (Linux 6.9 or later)");
+        assert!(h.alive());
+        end_tx.send(()).unwrap();
+        t.join().unwrap();
+        assert!(!h.alive());
+        assert!(ThreadHandle::open(other).is_none());
     }
 }

@@ -17,7 +17,6 @@ use crate::hm::Hm;
 use crate::output::EventSink;
 use crate::partition::Partition;
 use partita_sys::control::mailbox::POSTED;
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
@@ -51,8 +50,8 @@ fn serve(index: usize, all: Vec<Weak<Partition>>, hm: Arc<Hm>, events: EventSink
     if rt {
         let _ = partita_sys::sched::set_fifo(0, crate::raise::LIMIT);
     }
-    // Partition tid -> host tid, for the raise broker.
-    let mut tids: HashMap<i32, i32> = HashMap::new();
+    // The partition's threads, for the raise broker.
+    let mut tids = crate::raise::Threads::new();
     loop {
         let Some(p) = all[index].upgrade() else {
             return;

@@ -153,6 +153,10 @@ pub struct ControlBlock {
     pub raise_done: AtomicU32,
     /// Written by the manager before `raise_done`: 0, or the errno of the refusal.
     pub raise_result: AtomicI32,
+    /// Written by the partition: 1 before it sleeps on `raise_done`; the manager wakes
+    /// `raise_done` only then (the broker preempts the requester on its core, so it has
+    /// usually answered before the requester could sleep: no wake-up system call).
+    pub raise_waiting: AtomicU32,
 }
 
 /// Multiple module schedules: the table sizes and the seqlock protocol of the schedule fields.

@@ -75,6 +75,48 @@ pub fn tgkill(pid: i32, tid: i32, sig: i32) -> Result<()> {
     Ok(())
 }
 
+/// A handle on one thread (a thread pidfd, Linux 6.9 and later): it names that thread only,
+/// never a later task that reuses its id.
+#[derive(Debug)]
+pub struct ThreadHandle {
+    fd: std::os::fd::OwnedFd,
+}
+
+impl ThreadHandle {
+    /// Opens a handle on thread `tid` (an id in the caller's PID namespace); `None` if it does
+    /// not exist or the kernel has no thread pidfds.
+    pub fn open(tid: i32) -> Option<ThreadHandle> {
+        // PIDFD_THREAD (= O_EXCL): the pidfd refers to the thread, not to its thread group.
+        const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
+        // SAFETY: pidfd_open takes an integer id and flags and returns a new descriptor or -1.
+        let r = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, PIDFD_THREAD) };
+        if r < 0 {
+            return None;
+        }
+        // SAFETY: `r` is a descriptor the kernel has just created for us and nothing else
+        // owns.
+        let fd = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(r as i32) };
+        Some(ThreadHandle { fd })
+    }
+
+    /// Whether the thread still exists (one system call, no path lookup).
+    pub fn alive(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        // SAFETY: signal 0 with no siginfo only checks that the target exists and may be
+        // signalled; the descriptor is owned by `self`.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                self.fd.as_raw_fd(),
+                0,
+                std::ptr::null::<libc::siginfo_t>(),
+                0u32,
+            )
+        };
+        r == 0
+    }
+}
+
 /// Reaps one child without blocking: `Some((pid, how))`, or `None` if no child has ended.
 /// `pid` is -1 for any child.
 pub fn try_wait(pid: i32) -> Option<(i32, ExitKind)> {
