@@ -502,3 +502,47 @@ fn a_partition_restarts_itself_then_goes_idle() {
     assert!(processes_with(&token).is_empty());
     assert!(cgroups_of(pid).is_empty());
 }
+
+/// Cgroup directories left by a run whose manager and clean-up guard were both killed are
+/// removed by the next run; those of a run whose manager still lives are left alone.
+#[test]
+fn a_run_removes_the_cgroups_a_dead_run_left_behind() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("a_run_removes_the_cgroups_a_dead_run_left_behind", &r);
+    }
+    let parent = std::path::Path::new("/sys/fs/cgroup/cpuacct/partita");
+    if !std::path::Path::new("/sys/fs/cgroup/cpuacct").exists() {
+        return skip(
+            "a_run_removes_the_cgroups_a_dead_run_left_behind",
+            "no v1 cpuacct hierarchy at /sys/fs/cgroup/cpuacct",
+        );
+    }
+    // A pid nobody holds, and one that holds it since before the "run" (this test process).
+    let dead_pid = (4_000_000..4_100_000)
+        .find(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
+        .unwrap();
+    let dead = parent.join(format!("{dead_pid}-1000/00-left"));
+    let live = parent.join(format!("{}-{}", std::process::id(), u64::MAX / 2));
+    std::fs::create_dir_all(&dead).unwrap();
+    std::fs::create_dir_all(live.join("00-kept")).unwrap();
+    let out = partita()
+        .args(["run", "--duration", "300ms", "--quiet"])
+        .output()
+        .unwrap();
+    let kept = live.join("00-kept").exists();
+    let _ = std::fs::remove_dir(live.join("00-kept"));
+    let _ = std::fs::remove_dir(&live);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        !dead.parent().unwrap().exists(),
+        "dead run's directory still there\n{}",
+        text(&out)
+    );
+    assert!(kept, "a live run's directory was removed\n{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("earlier runs whose manager is gone"),
+        "{}",
+        text(&out)
+    );
+}

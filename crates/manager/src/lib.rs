@@ -29,6 +29,7 @@ mod raise;
 mod report;
 mod scheduler;
 mod service;
+mod stale;
 pub mod stats;
 mod supervisor;
 mod traffic;

@@ -74,6 +74,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         partita_sys::sched::getpid(),
         monotonic_ns() / 1000
     );
+    if host.root {
+        notes.extend(crate::stale::sweep(&host, &run_dir));
+    }
     // Partition uids of this run, distinct from those of any other module running now.
     let (uid_block, uid_note) = crate::corelock::acquire_uid_block();
     notes.extend(uid_note);

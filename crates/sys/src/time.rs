@@ -11,6 +11,30 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// `CLOCK_BOOTTIME` less `CLOCK_MONOTONIC` now, in ns (the time the system spent suspended;
+/// process start times in `/proc/<pid>/stat` count on the boot-time clock).
+pub fn boottime_offset_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_BOOTTIME exists since Linux 2.6.39.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+    let boot = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+    boot.saturating_sub(monotonic_ns())
+}
+
+/// Clock ticks per second of the times in `/proc/<pid>/stat`.
+pub fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf takes an integer name and has no other effect.
+    let r = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if r > 0 {
+        r as u64
+    } else {
+        100
+    }
+}
+
 /// Converts nanoseconds to a `timespec`.
 pub fn timespec(ns: u64) -> libc::timespec {
     libc::timespec {
