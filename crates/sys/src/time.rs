@@ -1,27 +1,33 @@
 //! The monotonic clock and absolute sleeps.
 
-/// Nanoseconds on `CLOCK_MONOTONIC` (read through the vDSO: no system call).
-pub fn monotonic_ns() -> u64 {
+/// Reads `clock` (`getres`: its resolution instead), in ns. Every clock used here exists on
+/// the kernels Partita supports (MONOTONIC, BOOTTIME since 2.6.39, MONOTONIC_COARSE since
+/// 2.6.32).
+fn clock_ns(clock: libc::clockid_t, getres: bool) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    // SAFETY: `ts` is a valid, writable timespec and `clock` an existing clock id (above).
+    unsafe {
+        if getres {
+            libc::clock_getres(clock, &mut ts)
+        } else {
+            libc::clock_gettime(clock, &mut ts)
+        }
+    };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds on `CLOCK_MONOTONIC` (read through the vDSO: no system call).
+pub fn monotonic_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC, false)
 }
 
 /// `CLOCK_BOOTTIME` less `CLOCK_MONOTONIC` now, in ns (the time the system spent suspended;
 /// process start times in `/proc/<pid>/stat` count on the boot-time clock).
 pub fn boottime_offset_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_BOOTTIME exists since Linux 2.6.39.
-    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
-    let boot = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-    boot.saturating_sub(monotonic_ns())
+    clock_ns(libc::CLOCK_BOOTTIME, false).saturating_sub(monotonic_ns())
 }
 
 /// Clock ticks per second of the times in `/proc/<pid>/stat`.
@@ -33,6 +39,32 @@ pub fn clock_ticks_per_second() -> u64 {
     } else {
         100
     }
+}
+
+/// The CPU's time-stamp counter (x86_64 `rdtsc`, not ordered with the instructions around
+/// it), or the monotonic clock in ns on other architectures. For measurements only (what the
+/// cheapest hardware time stamp costs): ticks are not nanoseconds.
+pub fn tsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: rdtsc is available on every x86_64 CPU and only reads the counter (a kernel
+        // could make it trap with PR_SET_TSC; Partita never does).
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        monotonic_ns()
+    }
+}
+
+/// `CLOCK_MONOTONIC_COARSE` in ns (the time of the last timer tick: no counter read).
+pub fn coarse_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC_COARSE, false)
+}
+
+/// The resolution of `CLOCK_MONOTONIC_COARSE` in ns (one timer tick).
+pub fn coarse_resolution_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC_COARSE, true)
 }
 
 /// Converts nanoseconds to a `timespec`.

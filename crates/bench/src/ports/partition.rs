@@ -168,7 +168,7 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         };
         let total = n + WARMUP;
         for i in 0..total {
-            let [fp, ff, rw, rr, sw, sr, qs, qr, ts] = &mut rows[..] else {
+            let [fp, ff, rw, rr, sw, sr, qs, qr, ts, tsc, coarse] = &mut rows[..] else {
                 unreachable!()
             };
             time(fp, &mut || {
@@ -193,6 +193,12 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                 ports::receive_queuing_message(q_in, 0, &mut out).is_ok()
             });
             time(ts, &mut || std::hint::black_box(api::get_time()).is_ok());
+            time(tsc, &mut || {
+                std::hint::black_box(partita_sys::time::tsc()) > 0
+            });
+            time(coarse, &mut || {
+                std::hint::black_box(partita_sys::time::coarse_ns()) > 0
+            });
             if i + 1 == WARMUP {
                 for r in rows.iter_mut() {
                     r.1.clear();
@@ -231,8 +237,14 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                         7 => {
                             let _ = ports::receive_queuing_message(q_in, 0, &mut out);
                         }
-                        _ => {
+                        8 => {
                             let _ = std::hint::black_box(api::get_time());
+                        }
+                        9 => {
+                            std::hint::black_box(partita_sys::time::tsc());
+                        }
+                        _ => {
+                            std::hint::black_box(partita_sys::time::coarse_ns());
                         }
                     }
                 }
