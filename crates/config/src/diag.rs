@@ -143,6 +143,8 @@ define_rules! {
         "A declared partition has no window in any module schedule, so it would never run.";
     WindowCoreNotAllowed = "window-core-not-allowed", Error,
         "A window runs on a core that is not in its partition's `partita:Resources cores` list.";
+    MulticoreWindowsDiffer = "multicore-windows-differ", Warning,
+        "A partition with windows on several cores has different windows on them; it is held and released as a whole, so its processes of one core also run in the windows it has only on another.";
     RtBudget = "rt-budget", Warning,
         "Windows fill more than 95% of a core's major frame; Linux RT throttling (sched_rt_runtime_us=950000) may cut them.";
     DuplicateChannelId = "duplicate-channel-id", Error,

@@ -254,7 +254,7 @@ fn extensions_module_compiles() {
     assert!(summary.contains("backend freezer"));
     assert!(summary.contains("core 1"));
     assert!(summary.contains("ground_station(udp 127.0.0.1:5000) -> CONTROL:sensor_in"));
-    assert!(summary.contains("core 0 65.0%  core 1 80.0%"), "{summary}");
+    assert!(summary.contains("core 0 65.0%  core 1 85.0%"), "{summary}");
     for line in summary
         .lines()
         .filter(|l| l.trim_start().starts_with("core ") && l.contains('|'))

@@ -4,7 +4,7 @@ use crate::diag::{Pos, Rule};
 use crate::raw::val;
 use crate::time::format_duration;
 use partita_schedule::{FramePlan, Nanos, Window};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{ScheduleFacts, Validator, BOUNDARY_RT_COST_NS, RT_BUDGET_PERCENT};
 
@@ -344,6 +344,52 @@ impl Validator<'_, '_, '_> {
                     .with_related(duration.pos, "PeriodDurationSeconds given here");
             }
         }
+        // Multi-core partitions: held and released as a whole, so their windows must coincide
+        // on all their cores (CAVEATS.md, "Multi-core partitions are frozen and thawed as a
+        // whole").
+        for (idx, _) in &resolved {
+            let mut per_core: BTreeMap<u32, Vec<(Nanos, Nanos)>> = BTreeMap::new();
+            for w in plan.windows.iter().filter(|w| w.partition == *idx) {
+                per_core
+                    .entry(w.core)
+                    .or_default()
+                    .push((w.offset, w.end()));
+            }
+            for spans in per_core.values_mut() {
+                *spans = merged(std::mem::take(spans));
+            }
+            let mut cores = per_core.iter();
+            let Some((&first_core, first)) = cores.next() else {
+                continue;
+            };
+            let Some((&core, spans)) = cores.find(|(_, s)| *s != first) else {
+                continue;
+            };
+            let Some(w) = windows
+                .iter()
+                .find(|w| w.window.partition == *idx && w.window.core == core)
+            else {
+                continue;
+            };
+            let show = |s: &[(Nanos, Nanos)]| {
+                s.iter()
+                    .map(|&(a, b)| fmt_window(a, b - a))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            self.sink
+                .emit(
+                    Rule::MulticoreWindowsDiffer,
+                    w.pos,
+                    format!(
+                        "partition {} has windows {} on core {first_core} but {} on core {core}: it is held and released as a whole, so while any of its windows is open its processes of every core may run, also on a core where another partition's window is open",
+                        self.partition_label(*idx),
+                        show(first),
+                        show(spans)
+                    ),
+                )
+                .with_hint("give a multi-core partition the same windows on each of its cores (CAVEATS.md: multi-core partitions are frozen and thawed as a whole)");
+        }
         // RT throttling budget, per core: the windows, and the manager's real-time work at each
         // boundary (a distinct window start or end instant of the core).
         for core in plan.cores() {
@@ -385,6 +431,19 @@ impl Validator<'_, '_, '_> {
             }
         }
     }
+}
+
+/// `spans` sorted and with touching or overlapping spans joined.
+fn merged(mut spans: Vec<(Nanos, Nanos)>) -> Vec<(Nanos, Nanos)> {
+    spans.sort_unstable();
+    let mut out: Vec<(Nanos, Nanos)> = Vec::new();
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
 }
 
 fn fmt_window(offset: Nanos, duration: Nanos) -> String {
