@@ -131,6 +131,9 @@ pub(crate) enum Switch {
         /// `kill(-pgid)` reaches them all, without reading `cgroup.procs` (~10 us) and one
         /// system call per process.
         group: bool,
+        /// The main process was reaped: its pid, and with it the group id once its other
+        /// processes are gone, may name someone else's processes; the cgroup walk is used.
+        leader_reaped: std::sync::atomic::AtomicBool,
         /// The processes the last stop reached. No process of the partition can fork while
         /// they are all stopped, so the following SIGCONT goes to this list without reading
         /// `cgroup.procs` again.
@@ -146,19 +149,29 @@ impl Switch {
             procs,
             main_pid,
             group,
+            leader_reaped: std::sync::atomic::AtomicBool::new(false),
             stopped: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The partition's main process was reaped (its pid may be reused).
+    pub(crate) fn leader_reaped(&self) {
+        if let Switch::Signals { leader_reaped, .. } = self {
+            leader_reaped.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Whether the signals go to the process group.
+    fn by_group(&self) -> bool {
+        matches!(self, Switch::Signals { group: true, leader_reaped, .. }
+            if !leader_reaped.load(std::sync::atomic::Ordering::Acquire))
     }
 
     /// Holds the partition.
     pub(crate) fn stop(&self) -> partita_sys::Result<()> {
         match self {
             Switch::Freezer(f) => f.freeze(),
-            Switch::Signals {
-                main_pid,
-                group: true,
-                ..
-            } => {
+            Switch::Signals { main_pid, .. } if self.by_group() => {
                 // The main thread first (see signal_one), then the whole group.
                 partita_sys::proc::tgkill(*main_pid, *main_pid, libc_sig::SIGSTOP)?;
                 partita_sys::proc::kill(-*main_pid, libc_sig::SIGSTOP)
@@ -189,11 +202,9 @@ impl Switch {
     pub(crate) fn resume(&self) -> partita_sys::Result<()> {
         match self {
             Switch::Freezer(f) => f.thaw(),
-            Switch::Signals {
-                main_pid,
-                group: true,
-                ..
-            } => partita_sys::proc::kill(-*main_pid, libc_sig::SIGCONT),
+            Switch::Signals { main_pid, .. } if self.by_group() => {
+                partita_sys::proc::kill(-*main_pid, libc_sig::SIGCONT)
+            }
             Switch::Signals {
                 procs,
                 main_pid,

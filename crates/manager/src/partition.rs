@@ -467,6 +467,9 @@ impl Partition {
             let mut st = self.state.lock().expect("partition state");
             if st.pid > 0 && partita_sys::proc::try_wait(st.pid).is_some() {
                 st.pid = 0;
+                if let Some(sw) = &st.switch {
+                    sw.leader_reaped();
+                }
             }
             let members = self
                 .membership

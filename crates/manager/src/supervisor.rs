@@ -530,6 +530,9 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
             let mut d = p.state.lock().expect("partition state");
             if d.pid == pid {
                 d.pid = 0;
+                if let Some(sw) = &d.switch {
+                    sw.leader_reaped();
+                }
                 if d.life == Life::Live {
                     d.life = Life::Dead;
                     d.exit = Some(how.to_string());
