@@ -189,6 +189,11 @@ impl Switch {
         }
     }
 
+    /// Whether [`Switch::is_frozen`] can tell (a freezer), without asking it.
+    pub(crate) fn tells_frozen(&self) -> bool {
+        matches!(self, Switch::Freezer(_))
+    }
+
     /// Whether every task of the partition is held now; `None` when the backend cannot tell
     /// cheaply (signals).
     pub(crate) fn is_frozen(&self) -> Option<bool> {

@@ -382,9 +382,11 @@ enum Probe {
     Nothing,
 }
 
+/// Which [`Probe`] applies to `p` (without reading its freezer state: this runs in the
+/// entering partition's time, just after a boundary).
 fn probe_of(shared: &Shared, p: &Partition) -> Probe {
     let d = p.state.lock().expect("partition state");
-    match d.switch.as_ref().map(|s| s.is_frozen().is_some()) {
+    match d.switch.as_ref().map(|s| s.tells_frozen()) {
         Some(true) => Probe::Freezer,
         Some(false) if shared.cpu_accounting && p.usage.is_some() => Probe::CpuTime,
         _ => Probe::Nothing,
