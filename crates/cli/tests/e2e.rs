@@ -546,3 +546,55 @@ fn a_run_removes_the_cgroups_a_dead_run_left_behind() {
         text(&out)
     );
 }
+
+/// With freezer-v2, the report says whether cgroup2 has `favordynmods` (as `/proc/mounts`
+/// does), and a run without it carries the note that cgroup changes delay its switches
+/// (CAVEATS.md); with it, no such note.
+#[test]
+fn freezer_v2_says_whether_cgroup_changes_will_delay_its_switches() {
+    let _g = serial();
+    let test = "freezer_v2_says_whether_cgroup_changes_will_delay_its_switches";
+    if let Err(r) = capable() {
+        return skip(test, &r);
+    }
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    let Some(v2) = mounts
+        .lines()
+        .find(|l| l.split_whitespace().nth(2) == Some("cgroup2"))
+    else {
+        return skip(test, "no cgroup v2 mount");
+    };
+    let favordynmods = v2
+        .split_whitespace()
+        .nth(3)
+        .is_some_and(|o| o.split(',').any(|o| o == "favordynmods"));
+    let dir = scratch("favordynmods");
+    let json = dir.join("report.json");
+    let out = partita()
+        .args([
+            "run",
+            "--duration",
+            "300ms",
+            "--quiet",
+            "--backend",
+            "freezer-v2",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["backend"], "freezer-v2", "{report}");
+    assert_eq!(
+        report["host"]["cgroup_v2_favordynmods"], favordynmods,
+        "{report}"
+    );
+    let noted = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap_or("").contains("without favordynmods"));
+    assert_eq!(noted, !favordynmods, "{report}");
+}
