@@ -63,9 +63,11 @@ fn serve(part: Weak<Partition>, sock: OwnedFd, rt: bool) {
             Ok(Next::Request(r)) => {
                 let refuse = match part.upgrade() {
                     Some(p) => {
-                        let full = at_task_limit(&p);
+                        let (full, tasks) = task_count(&p);
                         if full {
                             p.refused_creations.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            hint_scheduler(&p, tasks + 1);
                         }
                         full
                     }
@@ -87,12 +89,33 @@ fn serve(part: Weak<Partition>, sock: OwnedFd, rt: bool) {
 }
 
 /// Whether partition `p` has as many tasks as its pids cgroup allows (false without one: the
-/// kernel decides).
-fn at_task_limit(p: &Partition) -> bool {
+/// kernel decides), and how many it has (0 without a pids cgroup).
+fn task_count(p: &Partition) -> (bool, u64) {
     let limit = crate::isolation::task_limit(&p.spec);
-    p.groups
+    let n = p
+        .groups
         .iter()
         .find_map(|g| g.read("pids.current").ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .is_some_and(|n| n >= limit)
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    (n.is_some_and(|n| n >= limit), n.unwrap_or(0))
+}
+
+/// `p` is about to have `tasks` tasks: at each multiple of [`crate::lead::HINT_TASKS`], tell
+/// the scheduler threads of its CPUs (they then give it a freeze lead for its next boundary
+/// at once, crate::lead::FreezeLead::hint).
+fn hint_scheduler(p: &Partition, tasks: u64) {
+    let step = u64::from(crate::lead::HINT_TASKS);
+    if tasks < step || !tasks.is_multiple_of(step) {
+        return;
+    }
+    p.tasks_hint
+        .store(tasks.min(u64::from(u32::MAX)) as u32, Ordering::Release);
+    if let Some(words) = p.nudge.get() {
+        for &cpu in &p.cpus {
+            if let Some(w) = words.get(cpu as usize) {
+                w.fetch_add(1, Ordering::Release);
+                partita_sys::futex::wake(w, 1, false);
+            }
+        }
+    }
 }

@@ -13,7 +13,7 @@ use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Life-cycle state of a partition process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +93,12 @@ pub(crate) struct Partition {
     /// Task creations the manager refused at the task limit (crate::creation), all
     /// incarnations.
     pub refused_creations: std::sync::atomic::AtomicU64,
+    /// Its task count when its creation thread last saw it cross a multiple of
+    /// [`crate::lead::HINT_TASKS`] (0: nothing new), for the scheduler's freeze lead.
+    pub tasks_hint: std::sync::atomic::AtomicU32,
+    /// The run's per-CPU scheduler wake-up words (crate::scheduler::Shared::nudge), set by the
+    /// supervisor once every partition is prepared.
+    pub nudge: std::sync::OnceLock<Arc<[std::sync::atomic::AtomicU32]>>,
     pub output: Mutex<OutputCounters>,
     /// The run's channels (ports stream): this partition's port descriptors come from there.
     pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
@@ -207,6 +213,8 @@ impl Partition {
             output: Mutex::new(OutputCounters::default()),
             channels: std::sync::OnceLock::new(),
             refused_creations: std::sync::atomic::AtomicU64::new(0),
+            tasks_hint: std::sync::atomic::AtomicU32::new(0),
+            nudge: std::sync::OnceLock::new(),
         })
     }
 

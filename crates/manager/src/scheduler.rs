@@ -23,6 +23,10 @@ use std::sync::Arc;
 /// State shared by the scheduler threads and the supervisor.
 pub(crate) struct Shared {
     pub parts: Vec<Arc<Partition>>,
+    /// Per CPU: bumped (and woken) by a partition's creation thread when its task count
+    /// crosses a multiple of crate::lead::HINT_TASKS; the CPU's scheduler thread then looks
+    /// at the partition's `tasks_hint` before the boundary it sleeps for.
+    pub nudge: Arc<[AtomicU32]>,
     /// 0 while running; 1 asks the scheduler threads to stop.
     pub stop: AtomicU32,
     /// Bumped when a partition asks for a mode change the supervisor must carry out.
@@ -100,7 +104,7 @@ pub(crate) fn run_core(
     // When `current` entered this core, and each partition's freeze lead (crate::lead).
     let mut entered_at = shared.epoch;
     let mut leads = vec![FreezeLead::default(); shared.parts.len()];
-    loop {
+    'run: loop {
         let deadline = cur.at(tl, start);
         if shared.end.is_some_and(|end| deadline >= end) {
             break;
@@ -109,15 +113,36 @@ pub(crate) fn run_core(
         // switch at a frame start may still keep it), and how early to freeze it.
         let leaving = current.filter(|&p| Some(p) != cur.boundary(tl).next);
         let window = deadline.saturating_sub(entered_at);
-        let (lead, guard) =
-            leaving.map_or((0, 0), |p| (leads[p].lead(window), leads[p].guard(window)));
         let probe = leaving.map_or(Probe::Nothing, |p| probe_of(shared, &shared.parts[p]));
+        // A hint of many new tasks not taken yet (given while it did not leave).
+        let take_hint = |leads: &mut [FreezeLead]| {
+            if let Some(p) = leaving.filter(|_| probe != Probe::Nothing) {
+                let tasks = shared.parts[p].tasks_hint.swap(0, Ordering::AcqRel);
+                if tasks > 0 {
+                    leads[p].hint(tasks);
+                }
+            }
+        };
+        take_hint(&mut leads);
+        let (mut lead, mut guard) =
+            leaving.map_or((0, 0), |p| (leads[p].lead(window), leads[p].guard(window)));
         // Sleep until the deadline less the spin margin, the lead and the wake guard, or a
-        // stop request.
+        // stop request; a partition that meanwhile creates many tasks gets a lead at once
+        // (its creation thread nudges this thread).
         let spin_from = deadline.saturating_sub(shared.spin_margin);
-        let wake_at = spin_from.saturating_sub(lead + guard);
-        if !sleep_until(shared, wake_at) {
-            break;
+        let mut wake_at = spin_from.saturating_sub(lead + guard);
+        loop {
+            match sleep_until_nudged(shared, core, wake_at) {
+                Woke::Stop => break 'run,
+                Woke::Due => break,
+                Woke::Nudged => {
+                    take_hint(&mut leads);
+                    if let Some(p) = leaving {
+                        (lead, guard) = (leads[p].lead(window), leads[p].guard(window));
+                        wake_at = spin_from.saturating_sub(lead + guard);
+                    }
+                }
+            }
         }
         let first_wake = monotonic_ns();
         st.wake_lateness.record(first_wake.saturating_sub(wake_at));
@@ -335,6 +360,43 @@ struct Early {
     wake_late: u64,
     /// When it was found frozen (with a lead).
     outcome: Outcome,
+}
+
+/// Why [`sleep_until_nudged`] returned.
+enum Woke {
+    /// The run is stopping.
+    Stop,
+    /// `at` has come.
+    Due,
+    /// A creation thread nudged this CPU's scheduler thread before `at`.
+    Nudged,
+}
+
+/// Sleeps until `at` (monotonic ns), a stop request, or a nudge for `core`.
+fn sleep_until_nudged(shared: &Shared, core: u32, at: u64) -> Woke {
+    let Some(word) = shared.nudge.get(core as usize) else {
+        return if sleep_until(shared, at) {
+            Woke::Due
+        } else {
+            Woke::Stop
+        };
+    };
+    let seen = word.load(Ordering::Acquire);
+    while shared.stop.load(Ordering::Acquire) == 0 && monotonic_ns() < at {
+        if word.load(Ordering::Acquire) != seen {
+            return Woke::Nudged;
+        }
+        let _ = partita_sys::futex::wait_either(
+            (&shared.stop, 0, false),
+            (word, seen, false),
+            Some(at),
+        );
+    }
+    if shared.stop.load(Ordering::Acquire) != 0 {
+        Woke::Stop
+    } else {
+        Woke::Due
+    }
 }
 
 /// Sleeps until `at` (monotonic ns); false if the run is stopping.

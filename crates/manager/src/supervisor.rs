@@ -97,6 +97,17 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 plan, i, &host, backend, &run_dir,
             )?));
         }
+        // One scheduler wake-up word per CPU, for the creation threads' hints.
+        let cpus = parts
+            .iter()
+            .flat_map(|p| p.cpus.iter().copied())
+            .chain(0..host.cpus)
+            .max()
+            .map_or(0, |c| c as usize + 1);
+        let words: Arc<[AtomicU32]> = (0..cpus).map(|_| AtomicU32::new(0)).collect();
+        for p in &parts {
+            let _ = p.nudge.set(words.clone());
+        }
         if let Some(ch) = crate::ports::attach(plan, &parts)? {
             bridge = crate::bridge::Bridge::open(&ch)?;
             channels = Some(ch);
@@ -239,8 +250,13 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             None
         }
     };
+    let nudge = parts
+        .first()
+        .and_then(|p| p.nudge.get().cloned())
+        .unwrap_or_else(|| Arc::from(Vec::new()));
     let shared = Arc::new(Shared {
         parts: parts.clone(),
+        nudge,
         stop: AtomicU32::new(0),
         work: AtomicU32::new(0),
         epoch,

@@ -54,25 +54,40 @@ pub const WAIT_ANY_MAX: usize = 128;
 /// [`WAIT_ANY_MAX`] words: only the first ones are watched. Returns the system call's error
 /// (e.g. `ENOSYS` before Linux 5.16) other than time-out, value mismatch and interruption.
 pub fn wait_any(words: &[(&AtomicU32, u32, bool)], deadline_ns: Option<u64>) -> crate::Result<()> {
+    let v: Vec<FutexWaitv> = words.iter().take(WAIT_ANY_MAX).map(waitv_entry).collect();
+    waitv(&v, deadline_ns)
+}
+
+/// [`wait_any`] on two words, without allocating (for a real-time thread's sleep).
+pub fn wait_either(
+    a: (&AtomicU32, u32, bool),
+    b: (&AtomicU32, u32, bool),
+    deadline_ns: Option<u64>,
+) -> crate::Result<()> {
+    waitv(&[waitv_entry(&a), waitv_entry(&b)], deadline_ns)
+}
+
+fn waitv_entry((w, val, shared): &(&AtomicU32, u32, bool)) -> FutexWaitv {
     const FUTEX2_SIZE_U32: u32 = 0x02;
     const FUTEX2_PRIVATE: u32 = 128;
-    let v: Vec<FutexWaitv> = words
-        .iter()
-        .take(WAIT_ANY_MAX)
-        .map(|(w, val, shared)| FutexWaitv {
-            val: u64::from(*val),
-            uaddr: w.as_ptr() as u64,
-            flags: FUTEX2_SIZE_U32 | if *shared { 0 } else { FUTEX2_PRIVATE },
-            reserved: 0,
-        })
-        .collect();
+    FutexWaitv {
+        val: u64::from(*val),
+        uaddr: w.as_ptr() as u64,
+        flags: FUTEX2_SIZE_U32 | if *shared { 0 } else { FUTEX2_PRIVATE },
+        reserved: 0,
+    }
+}
+
+/// `futex_waitv` on the entries `v` (at most [`WAIT_ANY_MAX`]) until `deadline_ns`.
+fn waitv(v: &[FutexWaitv], deadline_ns: Option<u64>) -> crate::Result<()> {
     let ts = deadline_ns.map(crate::time::timespec);
     let ts_ptr = ts
         .as_ref()
         .map_or(std::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `v` holds `v.len()` initialised futex_waitv entries whose addresses are live
-    // 4-byte aligned u32 words for the duration of the call (borrowed from `words`); `ts_ptr`
-    // is null or an absolute CLOCK_MONOTONIC timespec that outlives the call.
+    // 4-byte aligned u32 words for the duration of the call (borrowed by the callers from
+    // their `words`); `ts_ptr` is null or an absolute CLOCK_MONOTONIC timespec that outlives
+    // the call.
     let r = unsafe {
         libc::syscall(
             libc::SYS_futex_waitv,
