@@ -146,21 +146,23 @@ impl FreezeLead {
         }
     }
 
-    /// Signals backend, after a boundary at which the partition was stopped early (with or
-    /// without a lead): what its stop cost in all (`took`: the request, and the CPU time the
-    /// partition used from then on, before and after the boundary), and the part of it after
-    /// the boundary (`spill`, the successor's loss). A spill beyond [`QUICK_NS`] asks for a
-    /// lead that covers the cost with a quarter more and [`STOP_SLACK_NS`] (and at least the
-    /// lead that spilled plus its spill). The lead then fades by 1/8 a window, never below
-    /// what the last stop needed, and goes after a stop within twice [`QUICK_NS`]: a runtime
-    /// partition's ordinary stop (30-80 us, its threads waking to stop) spills at most about
-    /// that without a lead, and a lead would cost it more than it saves its successor.
-    pub fn after_stop(&mut self, took: u64, spill: u64) {
-        let need = took + took / 4 + STOP_SLACK_NS;
+    /// Signals backend: what an early stop of the partition cost (measured when it entered
+    /// again, so one boundary late). A spill beyond [`QUICK_NS`] asks for a lead that covers
+    /// the cost with a quarter more and [`STOP_SLACK_NS`] (and at least the lead that spilled
+    /// plus its spill). A stop made with a lead that did not spill lets the lead fade by 1/8 a
+    /// window, never below what that stop needed, and drop after a stop within twice
+    /// [`QUICK_NS`]: a runtime partition's ordinary stop (30-80 us, its threads waking to
+    /// stop) spills at most about that without a lead, and a lead would cost it more than it
+    /// saves its successor. A stop made without a lead that did not spill changes nothing: the
+    /// lead in force may have come since ([`FreezeLead::hint`]) and is not its to judge.
+    pub fn after_stop(&mut self, c: StopCost) {
+        let need = c.took + c.took / 4 + STOP_SLACK_NS;
         let faded = self.lead - self.lead / 8;
-        self.lead = if spill > QUICK_NS {
-            need.max(self.lead + spill)
-        } else if self.lead == 0 || took <= 2 * QUICK_NS {
+        self.lead = if c.spill > QUICK_NS {
+            need.max(c.lead + c.spill)
+        } else if c.lead == 0 {
+            self.lead
+        } else if c.took <= 2 * QUICK_NS {
             0
         } else {
             faded.max(need)
@@ -184,6 +186,18 @@ impl FreezeLead {
             Outcome::Late => self.lead = (self.lead * 4).clamp(PROBE_NS, MAX_NS),
         }
     }
+}
+
+/// What one early stop of a partition by signals cost ([`FreezeLead::after_stop`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StopCost {
+    /// The request, and the CPU time the partition used from then on, before and after the
+    /// boundary.
+    pub took: u64,
+    /// The part after the boundary: the successor's loss.
+    pub spill: u64,
+    /// The lead the stop was made with.
+    pub lead: u64,
 }
 
 /// When a partition frozen with a lead was found frozen. The scheduler checks twice only
@@ -329,39 +343,65 @@ mod tests {
 
     #[test]
     fn a_stop_by_signals_gets_the_lead_its_cost_needs() {
+        let stop = |took, spill, lead| StopCost { took, spill, lead };
         let mut l = FreezeLead::default();
         // An ordinary stop made at the wake-up for the boundary: no lead.
-        l.after_stop(70_000, 40_000);
+        l.after_stop(stop(70_000, 40_000, 0));
         assert_eq!(l.lead(WINDOW), 0);
         // A bomb: 450 us, most of it after the boundary.
-        l.after_stop(450_000, 400_000);
+        l.after_stop(stop(450_000, 400_000, 0));
         let first = 450_000 + 450_000 / 4 + STOP_SLACK_NS;
         assert_eq!(l.lead(WINDOW), first);
-        // Spilling again despite the lead (a later wake-up): the spill adds itself.
-        l.after_stop(450_000, 100_000);
+        // Spilling again despite that lead (a later wake-up): the spill adds itself.
+        l.after_stop(stop(450_000, 100_000, first));
         assert_eq!(l.lead(WINDOW), first + 100_000);
-        // Quicker stops: the lead fades slowly, never below what the last one needed.
+        // Quicker stops with the lead: it fades slowly, never below what the last one needed.
         let before = l.lead(WINDOW);
-        l.after_stop(200_000, 0);
+        l.after_stop(stop(200_000, 0, before));
         assert_eq!(l.lead(WINDOW), before - before / 8);
         for _ in 0..40 {
-            l.after_stop(200_000, 0);
+            let lead = l.lead(WINDOW);
+            l.after_stop(stop(200_000, 0, lead));
         }
         assert_eq!(l.lead(WINDOW), 200_000 + 200_000 / 4 + STOP_SLACK_NS);
-        // An ordinary stop again: no lead.
-        l.after_stop(60_000, 0);
+        // An ordinary stop made with the lead: no lead any more.
+        let lead = l.lead(WINDOW);
+        l.after_stop(stop(60_000, 0, lead));
         assert_eq!(l.lead(WINDOW), 0);
         // Without a lead, only the spill counts.
-        l.after_stop(150_000, 40_000);
+        l.after_stop(stop(150_000, 40_000, 0));
         assert_eq!(l.lead(WINDOW), 0);
         // An ordinary stop that spilled a lot once gets a lead until the next ordinary stop.
-        l.after_stop(80_000, 60_000);
+        l.after_stop(stop(80_000, 60_000, 0));
         assert_eq!(l.lead(WINDOW), 80_000 + 20_000 + STOP_SLACK_NS);
-        l.after_stop(60_000, 0);
+        let lead = l.lead(WINDOW);
+        l.after_stop(stop(60_000, 0, lead));
         assert_eq!(l.lead(WINDOW), 0);
         // Bounded like any lead.
-        l.after_stop(10 * MAX_NS, 10 * MAX_NS);
+        l.after_stop(stop(10 * MAX_NS, 10 * MAX_NS, 0));
         assert_eq!(l.lead(WINDOW), MAX_NS);
+    }
+
+    #[test]
+    fn a_hint_survives_the_cost_of_the_stop_before_it() {
+        // The bomb's first window: the hint gives a lead; the cost measured meanwhile is that
+        // of the ordinary stop before the bomb (no lead, no spill) and must not undo it.
+        let mut l = FreezeLead::default();
+        l.hint(HINT_TASKS * 4);
+        let hinted = l.lead(WINDOW);
+        l.after_stop(StopCost {
+            took: 60_000,
+            spill: 0,
+            lead: 0,
+        });
+        assert_eq!(l.lead(WINDOW), hinted);
+        // Then the bomb's stop made with it: long, no spill: the lead stays.
+        l.after_stop(StopCost {
+            took: 450_000,
+            spill: 5_000,
+            lead: hinted,
+        });
+        assert!(l.lead(WINDOW) >= 450_000, "{}", l.lead(WINDOW));
     }
 
     #[test]

@@ -45,11 +45,11 @@ pub(crate) struct Dyn {
     pub usage_at_stop: Option<u64>,
     /// Signals backend, stopped ahead of its boundary: how long the stop request took, and its
     /// CPU time right after it.
-    pub stop_request: Option<(u64, u64)>,
+    pub stop_request: Option<(u64, u64, u64)>,
     /// Signals backend: what its last early stop cost in all and the part of it after the
     /// boundary (measured when it enters again), not yet looked at by the scheduler
     /// (crate::lead::FreezeLead::after_stop).
-    pub stop_cost: Option<(u64, u64)>,
+    pub stop_cost: Option<crate::lead::StopCost>,
     /// "go" end of a child not yet released (signals backend: released at its first window).
     pub pending_go: Option<OwnedFd>,
     /// The manager's end of the socket the child sends its task-creation listener over, until

@@ -156,7 +156,8 @@ pub(crate) fn run_core(
             if frame.runs_elsewhere_at(p, core, t) {
                 return None;
             }
-            let request_ns = freeze_early(&shared.parts[p], probe == Probe::CpuTime)?;
+            let measure = (probe == Probe::CpuTime).then_some(lead);
+            let request_ns = freeze_early(&shared.parts[p], measure)?;
             Some(Early {
                 part: p,
                 lead,
@@ -223,8 +224,8 @@ pub(crate) fn run_core(
             if probe == Probe::CpuTime {
                 // What its previous early stop cost (measured when it entered since).
                 let cost = p.state.lock().expect("partition state").stop_cost.take();
-                if let Some((took, spill)) = cost {
-                    l.after_stop(took, spill);
+                if let Some(c) = cost {
+                    l.after_stop(c);
                 }
             } else if e.lead > 0 {
                 l.after_lead(e.outcome);
@@ -330,8 +331,12 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
         let over = u.read_ns().saturating_sub(u0);
         d.overrun.record(over);
         // Stopped early by signals: the request, what it used until the boundary, and after.
-        if let Some((request_ns, u_req)) = stop_request {
-            d.stop_cost = Some((request_ns + u0.saturating_sub(u_req) + over, over));
+        if let Some((request_ns, u_req, lead)) = stop_request {
+            d.stop_cost = Some(crate::lead::StopCost {
+                took: request_ns + u0.saturating_sub(u_req) + over,
+                spill: over,
+                lead,
+            });
         }
         if over > shared.tolerance {
             d.overruns += 1;
@@ -413,9 +418,10 @@ fn sleep_until(shared: &Shared, at: u64) -> bool {
 /// Freezes partition `p` ahead of the boundary that takes it off this core (the caller
 /// checked that it runs on no other core then: every core it is active on leaves it at that
 /// boundary). Returns how long the request took; `None` if another core froze it already.
-/// With `measure` (signals backend), keeps the request time and the CPU time after it, to
-/// measure what the stop cost (see [`enter`], crate::lead::FreezeLead::after_stop).
-fn freeze_early(p: &Partition, measure: bool) -> Option<u64> {
+/// With `measure` (signals backend: the lead it is frozen with), keeps the request time, the
+/// CPU time after it and the lead, to measure what the stop cost (see [`enter`],
+/// crate::lead::FreezeLead::after_stop).
+fn freeze_early(p: &Partition, measure: Option<u64>) -> Option<u64> {
     let mut d = p.state.lock().expect("partition state");
     if !d.running || d.stopped_early || d.pending_go.is_some() {
         return None;
@@ -426,8 +432,8 @@ fn freeze_early(p: &Partition, measure: bool) -> Option<u64> {
     sw.stop().ok()?;
     let took = monotonic_ns().saturating_sub(t0);
     d.stopped_early = true;
-    if measure {
-        d.stop_request = p.usage.as_ref().map(|u| (took, u.read_ns()));
+    if let Some(lead) = measure {
+        d.stop_request = p.usage.as_ref().map(|u| (took, u.read_ns(), lead));
     }
     Some(took)
 }
