@@ -156,9 +156,11 @@ pub fn init_error() -> Option<String> {
 }
 
 impl Runtime {
-    /// Current APEX time: ns since the module epoch.
+    /// Current APEX time: ns since the module epoch, on the `CLOCK_MONOTONIC` scale (read
+    /// from the counter clock when the host allows it: `partita_sys::time::CounterClock`).
+    #[inline]
     pub fn now(&self) -> SystemTime {
-        partita_sys::time::monotonic_ns() as i64 - self.epoch as i64
+        partita_sys::time::COUNTER_CLOCK.now_ns() as i64 - self.epoch as i64
     }
 
     /// The calling runner (`None` for a thread the runtime did not create).

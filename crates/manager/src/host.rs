@@ -25,6 +25,16 @@ pub struct HostInfo {
     /// cgroup v2 mounted with `favordynmods` (see CAVEATS.md: freezer-v2 switches wait for
     /// cgroup changes without it).
     pub cgroup_v2_favordynmods: bool,
+    /// Partitions read APEX time from the CPU's time-stamp counter
+    /// (`partita_sys::time::CounterClock`): the kernel's clock source is the counter and it
+    /// runs at a constant rate, and `PARTITA_COUNTER_CLOCK=0` is not set.
+    pub counter_clock: bool,
+    /// Why they read `CLOCK_MONOTONIC` instead.
+    pub counter_clock_unsupported: Option<String>,
+    /// A counter / monotonic pair taken when the host was probed (run start), handed to
+    /// every partition to calibrate its counter clock from.
+    #[serde(skip)]
+    pub(crate) counter_seed: (u64, u64),
     /// v1 cpuacct mounted.
     pub cpuacct: bool,
     /// v1 cpuset mounted.
@@ -45,8 +55,21 @@ impl HostInfo {
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .map(|s| s.trim().to_string())
             .unwrap_or_default();
+        let counter_clock_unsupported =
+            if std::env::var("PARTITA_COUNTER_CLOCK").as_deref() == Ok("0") {
+                Some("PARTITA_COUNTER_CLOCK=0".to_string())
+            } else {
+                partita_sys::time::counter_clock_unsupported()
+            };
         HostInfo {
             kernel,
+            counter_clock: counter_clock_unsupported.is_none(),
+            counter_seed: if counter_clock_unsupported.is_none() {
+                partita_sys::time::counter_pair()
+            } else {
+                (0, 0)
+            },
+            counter_clock_unsupported,
             cpus: partita_sys::sched::online_cpus(),
             root: partita_sys::proc::is_root(),
             fifo: fifo.is_ok(),

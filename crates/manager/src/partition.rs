@@ -102,6 +102,10 @@ pub(crate) struct Partition {
     pub output: Mutex<OutputCounters>,
     /// The run's channels (ports stream): this partition's port descriptors come from there.
     pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
+    /// Its runtime reads APEX time from the counter clock (`HostInfo::counter_clock`).
+    pub counter_clock: bool,
+    /// `HostInfo::counter_seed`.
+    pub counter_seed: (u64, u64),
 }
 
 /// The pipes of one incarnation, handed to the output thread.
@@ -181,6 +185,8 @@ impl Partition {
         }
         let ctl = SharedMapping::create(&format!("partita-ctl-{}", spec.name), control::SIZE)?;
         Ok(Partition {
+            counter_clock: host.counter_clock,
+            counter_seed: host.counter_seed,
             index,
             spec,
             cpus,
@@ -262,6 +268,18 @@ impl Partition {
         c.restarts.store(restarts, Ordering::Relaxed);
         c.park_lowering
             .store(u32::from(backend != Backend::FreezerV1), Ordering::Relaxed);
+        c.time_source.store(
+            if self.counter_clock {
+                control::time_source::COUNTER
+            } else {
+                control::time_source::MONOTONIC
+            },
+            Ordering::Relaxed,
+        );
+        c.clock_seed_tick
+            .store(self.counter_seed.0, Ordering::Relaxed);
+        c.clock_seed_ns
+            .store(self.counter_seed.1, Ordering::Relaxed);
         // prio stream: the manager raises the runtime's threads where the kernel cannot let
         // the partition do it (crate::raise).
         c.raise_broker

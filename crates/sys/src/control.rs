@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Or
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -157,6 +157,23 @@ pub struct ControlBlock {
     /// `raise_done` only then (the broker preempts the requester on its core, so it has
     /// usually answered before the requester could sleep: no wake-up system call).
     pub raise_waiting: AtomicU32,
+    /// Where the runtime reads APEX time from: one of [`time_source`].
+    pub time_source: AtomicU32,
+    /// With [`time_source::COUNTER`]: a `crate::time::counter_pair` the manager took when the
+    /// run started, from which the runtime measures the counter's rate
+    /// (`crate::time::CounterClock::seed`).
+    pub clock_seed_tick: AtomicU64,
+    /// The `CLOCK_MONOTONIC` half of that pair, ns.
+    pub clock_seed_ns: AtomicU64,
+}
+
+/// Values of [`ControlBlock::time_source`].
+pub mod time_source {
+    /// `CLOCK_MONOTONIC` through the vDSO.
+    pub const MONOTONIC: u32 = 0;
+    /// The counter clock ([`crate::time::CounterClock`]): the manager found the host's
+    /// time-stamp counter fit (`crate::time::counter_clock_unsupported`).
+    pub const COUNTER: u32 = 1;
 }
 
 /// Multiple module schedules: the table sizes and the seqlock protocol of the schedule fields.

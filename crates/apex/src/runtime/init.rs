@@ -120,6 +120,26 @@ impl Runtime {
                     != 0
             }),
         };
+        // APEX time from the counter clock where the manager found the host's counter fit
+        // (standalone: where this process finds it fit); PARTITA_COUNTER_CLOCK=0 declines it.
+        let counter_clock = std::env::var("PARTITA_COUNTER_CLOCK").as_deref() != Ok("0")
+            && match &ctl {
+                Some(m) => {
+                    m.view::<ControlBlock>().time_source.load(Ordering::Acquire)
+                        == control::time_source::COUNTER
+                }
+                None => partita_sys::time::counter_clock_unsupported().is_none(),
+            };
+        if counter_clock {
+            if let Some(m) = &ctl {
+                let c = m.view::<ControlBlock>();
+                partita_sys::time::COUNTER_CLOCK.seed(
+                    c.clock_seed_tick.load(Ordering::Acquire),
+                    c.clock_seed_ns.load(Ordering::Acquire),
+                );
+            }
+            partita_sys::time::COUNTER_CLOCK.enable();
+        }
         let rt = Runtime {
             ctl,
             epoch,
