@@ -67,6 +67,18 @@ pub enum BenchError {
     Interrupted,
 }
 
+/// Partition side: waits (at most 200 ms) until the runtime's counter clock is calibrated
+/// (10 ms after the manager's seed pair), so that GET_TIME is measured in its steady state.
+pub(crate) fn settle_clock() {
+    let c = &partita_sys::time::COUNTER_CLOCK;
+    let until = partita_sys::time::monotonic_ns() + 200_000_000;
+    while c.enabled() && !c.calibrated() && partita_sys::time::monotonic_ns() < until {
+        // Readings are what calibrate it.
+        std::hint::black_box(partita_apex::api::get_time().ok());
+        std::hint::spin_loop();
+    }
+}
+
 /// Parses a backend name (`signals`, `freezer-v1`, `freezer-v2`).
 pub fn parse_backend(s: &str) -> Result<Mechanism, String> {
     match s.trim() {

@@ -385,6 +385,7 @@ pub(super) fn measure(
     objs: Objects,
 ) -> Result<WireResult, String> {
     let (sem, hsem, ev, hev, buf, bb, mtx) = objs;
+    crate::settle_clock();
     let pair = empty_pair(n);
     let mut o = Out {
         g,

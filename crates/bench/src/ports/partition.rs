@@ -108,12 +108,7 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
     };
     let e = |what: &'static str| move |e: ReturnCode| format!("{what}: {e:?}");
     let mut res = WireResult::default();
-    // A counter clock calibrates within its first 50 ms: measure after that.
-    let c = &partita_sys::time::COUNTER_CLOCK;
-    let until = now() + 200_000_000;
-    while c.enabled() && !c.calibrated() && now() < until {
-        std::hint::spin_loop();
-    }
+    crate::settle_clock();
     // The timing pair.
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
