@@ -11,6 +11,7 @@
 use crate::ports::{self, Port, QueuingPort, SamplingPort};
 use crate::runtime;
 use partita_apex_core::{CallOutcome, Name, QueuingDiscipline, ReturnCode, Runner, SystemTime};
+use partita_sys::port::SampledMessage;
 use std::sync::atomic::Ordering;
 
 /// Direction of a port.
@@ -187,24 +188,22 @@ pub fn write_sampling_message(id: SamplingPortId, msg: &[u8]) -> Result<(), Retu
     Ok(())
 }
 
-/// Reads the current message into `out` (at least the maximum size): `(number, length,
-/// time)`, or NO_ACTION when empty.
-fn read_current(p: &SamplingPort, out: &mut [u8]) -> Result<(u64, usize, SystemTime), ReturnCode> {
+/// Reads the current message into `out` (at least the maximum size), or NO_ACTION when empty.
+fn read_current(p: &SamplingPort, out: &mut [u8]) -> Result<SampledMessage, ReturnCode> {
     if p.entry.source {
         return Err(ReturnCode::InvalidMode);
     }
     if out.len() < p.entry.max_message_size as usize {
         return Err(ReturnCode::InvalidParam);
     }
-    match p.mem.read(out) {
-        Some(m) => Ok((m.number, m.len, m.time)),
-        None => Err(ReturnCode::NoAction),
-    }
+    p.mem.read(out).ok_or(ReturnCode::NoAction)
 }
 
-fn consume(p: &SamplingPort, number: u64, time: SystemTime) -> Result<Validity, ReturnCode> {
-    let fresh = ports::is_fresh(p, time, now()?);
-    p.last_read.store(number, Ordering::Relaxed);
+/// Marks message `m` read; its validity. A message the writer left inconsistent
+/// (`SampledMessage::consistent`: a hostile or corrupt writer) is never valid.
+fn consume(p: &SamplingPort, m: &SampledMessage) -> Result<Validity, ReturnCode> {
+    let fresh = m.consistent && ports::is_fresh(p, m.time, now()?);
+    p.last_read.store(m.number, Ordering::Relaxed);
     p.last_valid.store(fresh, Ordering::Relaxed);
     Ok(if fresh {
         Validity::Valid
@@ -220,8 +219,8 @@ pub fn read_sampling_message(
     out: &mut [u8],
 ) -> Result<(usize, Validity), ReturnCode> {
     let p = sampling(id)?;
-    let (n, len, time) = read_current(p, out)?;
-    Ok((len, consume(p, n, time)?))
+    let m = read_current(p, out)?;
+    Ok((m.len, consume(p, &m)?))
 }
 
 /// READ_UPDATED_SAMPLING_MESSAGE (Part 2): like READ_SAMPLING_MESSAGE, but only a message
@@ -237,11 +236,11 @@ pub fn read_updated_sampling_message(
     if !p.entry.source && p.mem.latest_number() == p.last_read.load(Ordering::Relaxed) {
         return Err(ReturnCode::NoAction);
     }
-    let (n, len, time) = read_current(p, out)?;
-    if n == p.last_read.load(Ordering::Relaxed) {
+    let m = read_current(p, out)?;
+    if m.number == p.last_read.load(Ordering::Relaxed) {
         return Err(ReturnCode::NoAction);
     }
-    Ok((len, consume(p, n, time)?))
+    Ok((m.len, consume(p, &m)?))
 }
 
 /// READ_SAMPLING_MESSAGE_CONDITIONAL (Part 2): returns the latest message and its time stamp
@@ -266,13 +265,14 @@ pub fn read_sampling_message_conditional(
         if s.len() < max {
             s.resize(max, 0);
         }
-        let (n, len, time) = read_current(p, &mut s)?;
-        if time < ref_time_stamp {
+        let m = read_current(p, &mut s)?;
+        // An inconsistent message has no time stamp to trust.
+        if !m.consistent || m.time < ref_time_stamp {
             return Err(ReturnCode::NotAvailable);
         }
-        out[..len].copy_from_slice(&s[..len]);
-        consume(p, n, time)?;
-        Ok((len, time))
+        out[..m.len].copy_from_slice(&s[..m.len]);
+        consume(p, &m)?;
+        Ok((m.len, m.time))
     })
 }
 
@@ -311,7 +311,7 @@ pub fn get_sampling_port_current_status(
         None => (0, Age::Stale, Updated::EmptyPort),
         Some(m) => (
             m.time,
-            if ports::is_fresh(p, m.time, now) {
+            if m.consistent && ports::is_fresh(p, m.time, now) {
                 Age::Fresh
             } else {
                 Age::Stale

@@ -171,7 +171,7 @@ fn udp_fifo_and_file_pseudo_partitions() {
     );
     assert!(
         out.contains("pseudo-partition pipe (source of channel 3")
-            && out.contains("2 in, 0 out, 0 dropped, 1 empty or too long"),
+            && out.contains("2 in, 0 out, 0 dropped, 1 empty, too long or inconsistent"),
         "the oversized record must be counted:\n{out}"
     );
     assert!(

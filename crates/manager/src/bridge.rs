@@ -12,7 +12,8 @@
 //! Nothing is dropped silently: per pseudo end the run report's notes count messages in and
 //! out, messages dropped (a UDP datagram arriving at a full queue — the reader then also sees
 //! the queue's overflow indication —, a sampling message superseded while a pipe was full),
-//! records that were empty or longer than the channel's message size, and I/O errors. A file or
+//! records that were empty or longer than the channel's message size, sampling messages the
+//! writing partition left inconsistent (never forwarded), and I/O errors. A file or
 //! pipe source facing a full queue waits instead of dropping.
 
 use crate::ports::{Channels, EndSpec, Live};
@@ -183,7 +184,7 @@ impl Bridge {
                     .map(|l| {
                         let c = l.counters;
                         format!(
-                            "{}: {} in, {} out, {} dropped, {} empty or too long, {} I/O errors",
+                            "{}: {} in, {} out, {} dropped, {} empty, too long or inconsistent, {} I/O errors",
                             l.label, c.input, c.output, c.dropped, c.bad, c.errors
                         )
                     })
@@ -265,7 +266,11 @@ impl Bridge {
                     }
                 },
                 Io::UdpOut(s, to) => {
-                    while let Some(n) = take(live, &mut l.last, buf) {
+                    while let Some(taken) = take(live, &mut l.last, buf) {
+                        let Some(n) = taken else {
+                            l.counters.bad += 1;
+                            continue;
+                        };
                         match s.send_to(&buf[..n], *to) {
                             Ok(_) => l.counters.output += 1,
                             Err(_) => {
@@ -297,12 +302,18 @@ impl Bridge {
                         }
                     }
                     let before = l.last;
-                    let Some(n) = take(live, &mut l.last, buf) else {
+                    let Some(taken) = take(live, &mut l.last, buf) else {
                         break;
                     };
                     if matches!(live, Live::Sampling(_)) && l.last > before + 1 && before > 0 {
                         l.counters.dropped += l.last - before - 1;
                     }
+                    let Some(n) = taken else {
+                        // The partition keeps its sampling channel inconsistent: nothing
+                        // trustworthy to forward.
+                        l.counters.bad += 1;
+                        continue;
+                    };
                     pending.extend_from_slice(&(n as u32).to_le_bytes());
                     pending.extend_from_slice(&buf[..n]);
                     l.counters.output += 1;
@@ -324,17 +335,18 @@ fn deliver(live: &Live, msg: &[u8], now: i64) -> bool {
 }
 
 /// Takes the next message to forward from a channel the bridge reads: the oldest queued
-/// message, or the current sampling message if it is newer than `last`.
-fn take(live: &Live, last: &mut u64, buf: &mut [u8]) -> Option<usize> {
+/// message, or the current sampling message if it is newer than `last` (`Some(None)`: one the
+/// writing partition left inconsistent, see `partita_sys::port::Sampling::read`).
+fn take(live: &Live, last: &mut u64, buf: &mut [u8]) -> Option<Option<usize>> {
     match live {
-        Live::Queuing(q) => q.pop(buf).map(|p| p.len),
+        Live::Queuing(q) => q.pop(buf).map(|p| Some(p.len)),
         Live::Sampling(s) => {
             if s.latest_number() == *last {
                 return None;
             }
             let m = s.read(buf)?;
             *last = m.number;
-            Some(m.len)
+            Some(m.consistent.then_some(m.len))
         }
     }
 }

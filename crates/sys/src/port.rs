@@ -60,10 +60,9 @@ fn round_up(n: usize, to: usize) -> usize {
 pub struct SamplingHeader {
     /// [`SAMPLING_MAGIC`].
     pub magic: AtomicU64,
-    /// `(message number << 8) | slot` of the latest complete message; 0 before the first.
+    /// `(message number << 8) | slot` of the latest complete message (the slot is the number
+    /// modulo [`SAMPLING_SLOTS`]); 0 before the first.
     pub latest: AtomicU64,
-    /// Messages written (same as the latest message number).
-    pub writes: AtomicU64,
 }
 
 /// Header of one sampling slot; the message bytes follow at offset 64 (cache-line aligned:
@@ -237,6 +236,8 @@ fn check_len(m: &SharedMapping, need: usize, what: &str) -> Result<()> {
 pub struct Sampling {
     map: SharedMapping,
     max: usize,
+    /// [`sampling_stride`] of `max`.
+    stride: usize,
 }
 
 /// A message read from a sampling channel.
@@ -248,13 +249,23 @@ pub struct SampledMessage {
     pub len: usize,
     /// Write time (APEX system time of the writer).
     pub time: i64,
+    /// The copy was validated by the slot's counter. `false` only when the writer keeps the
+    /// channel inconsistent ([`Sampling::read`]): the bytes, length and time are then
+    /// whatever the slot held.
+    pub consistent: bool,
 }
 
 impl Sampling {
     /// Wraps the mapping of a sampling data area for messages of up to `max` bytes.
     pub fn new(map: SharedMapping, max: usize) -> Result<Self> {
         check_len(&map, sampling_len(max), "sampling data area")?;
-        Ok(Sampling { map, max })
+        // Checked once here: `header` relies on it.
+        let _ = map.view::<SamplingHeader>();
+        Ok(Sampling {
+            map,
+            max,
+            stride: sampling_stride(max),
+        })
     }
 
     /// Initialises a fresh area (manager side, before any partition maps it).
@@ -267,12 +278,18 @@ impl Sampling {
         &self.map
     }
 
+    #[inline]
     fn header(&self) -> &SamplingHeader {
-        self.map.view::<SamplingHeader>()
+        // SAFETY: `new` checked (through `view`) that the mapping holds an aligned header;
+        // SamplingHeader is SharedPod and borrowed no longer than the mapping.
+        unsafe { &*(self.map.as_ptr() as *const SamplingHeader) }
     }
 
-    fn slot(&self, i: u64) -> (&SamplingSlot, *mut u8) {
-        let off = HEADER + (i % SAMPLING_SLOTS) as usize * sampling_stride(self.max);
+    /// Slot `s` (< [`SAMPLING_SLOTS`]): its header and its data.
+    #[inline]
+    fn slot(&self, s: u64) -> (&SamplingSlot, *mut u8) {
+        debug_assert!(s < SAMPLING_SLOTS);
+        let off = HEADER + s as usize * self.stride;
         // SAFETY: `off + stride <= len` (checked in `new`); slot offsets are multiples of 64,
         // so the header is aligned; SamplingSlot is SharedPod (atomics only) and borrowed no
         // longer than the mapping.
@@ -287,8 +304,15 @@ impl Sampling {
     pub fn write(&self, msg: &[u8], time: i64) -> u64 {
         assert!(msg.len() <= self.max);
         let h = self.header();
-        let n = (h.latest.load(Ordering::Relaxed) >> 8) + 1;
-        let (slot, data) = self.slot(n);
+        let latest = h.latest.load(Ordering::Relaxed);
+        let n = (latest >> 8) + 1;
+        // The slot after the latest one (`n % SAMPLING_SLOTS`, without a division).
+        let s = match latest & 0xff {
+            0 => 1,
+            1 => 2,
+            _ => 0,
+        };
+        let (slot, data) = self.slot(s);
         slot.seq.store(2 * n - 1, Ordering::Relaxed);
         fence(Ordering::Release);
         // SAFETY: the slot's data area holds `max >= msg.len()` bytes of the writable mapping.
@@ -296,9 +320,7 @@ impl Sampling {
         slot.len.store(msg.len() as u32, Ordering::Relaxed);
         slot.time.store(time, Ordering::Relaxed);
         slot.seq.store(2 * n, Ordering::Release);
-        h.latest
-            .store(n << 8 | (n % SAMPLING_SLOTS), Ordering::Release);
-        h.writes.store(n, Ordering::Relaxed);
+        h.latest.store(n << 8 | s, Ordering::Release);
         n
     }
 
@@ -309,37 +331,52 @@ impl Sampling {
 
     /// Copies the latest message into `out` (at least `max` bytes). `None` when nothing was
     /// written yet. Never blocks: it retries only while the writer overwrites the very slot it
-    /// copies, which needs two complete writes during one copy.
+    /// copies, which needs two complete writes during one copy (so the published number has
+    /// moved on when it retries). A writer that leaves the published slot inconsistent for
+    /// good (a hostile or corrupt writer: the slot's counter never matches the number it
+    /// publishes) cannot hold it: after [`SAME_LATEST_ATTEMPTS`] failed copies under one
+    /// published number, or [`MAX_READ_ATTEMPTS`] in all, it returns the last copy marked
+    /// [`SampledMessage::consistent`] `false`.
     pub fn read(&self, out: &mut [u8]) -> Option<SampledMessage> {
         assert!(out.len() >= self.max);
+        let (mut attempts, mut same, mut previous) = (0, 0, 0);
         loop {
             let latest = self.header().latest.load(Ordering::Acquire);
             if latest == 0 {
                 return None;
             }
             let n = latest >> 8;
-            let (slot, data) = self.slot(n);
+            // The writer's slot index, kept in bounds (an honest writer's is `n % 3`).
+            let (slot, data) = self.slot((latest & 0xff).min(SAMPLING_SLOTS - 1));
             let s1 = slot.seq.load(Ordering::Acquire);
-            if s1 != 2 * n {
-                std::hint::spin_loop();
-                continue;
-            }
             let len = (slot.len.load(Ordering::Relaxed) as usize).min(self.max);
             let time = slot.time.load(Ordering::Relaxed);
             // SAFETY: the slot's data area holds `max >= len` readable bytes; `out` holds at
             // least `max`; the copy is validated by the sequence counter below.
             unsafe { copy_out(out, data, len) };
             fence(Ordering::Acquire);
-            if slot.seq.load(Ordering::Relaxed) == s1 {
+            let consistent = s1 == 2 * n && slot.seq.load(Ordering::Relaxed) == s1;
+            attempts += 1;
+            same = if latest == previous { same + 1 } else { 1 };
+            previous = latest;
+            if consistent || same >= SAME_LATEST_ATTEMPTS || attempts >= MAX_READ_ATTEMPTS {
                 return Some(SampledMessage {
                     number: n,
                     len,
                     time,
+                    consistent,
                 });
             }
+            std::hint::spin_loop();
         }
     }
 }
+
+/// Failed copies of one published sampling message after which the reader gives up (an
+/// honest writer publishes a new number before it can overwrite the published slot).
+pub const SAME_LATEST_ATTEMPTS: u32 = 3;
+/// Failed copies after which a sampling reader gives up whatever the writer publishes.
+pub const MAX_READ_ATTEMPTS: u32 = 256;
 
 /// A queuing channel as seen by its writer or its reader.
 pub struct Queue {

@@ -74,7 +74,7 @@ fn sampling_keeps_the_latest() {
     assert_eq!(w.write(b"first", 10), 1);
     assert_eq!(w.write(b"second!", 20), 2);
     let m = r.read(&mut out).unwrap();
-    assert_eq!((m.number, m.len, m.time), (2, 7, 20));
+    assert_eq!((m.number, m.len, m.time, m.consistent), (2, 7, 20, true));
     assert_eq!(&out[..7], b"second!");
     for i in 0..10u8 {
         w.write(&[i; 64], i as i64);
@@ -82,6 +82,68 @@ fn sampling_keeps_the_latest() {
     let m = r.read(&mut out).unwrap();
     assert_eq!((m.number, m.len), (12, 64));
     assert_eq!(out, [9u8; 64]);
+}
+
+/// Reads on another thread; fails if the read does not return within 5 s.
+fn read_with_deadline(r: Sampling) -> SampledMessage {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = [0u8; 16];
+        let _ = tx.send(r.read(&mut out));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the reader hangs on a hostile writer")
+        .expect("a message")
+}
+
+#[test]
+fn a_writer_that_publishes_an_inconsistent_slot_cannot_hold_its_reader() {
+    // Message 7 published in slot 1, whose counter says message 1.
+    let (w, r) = sampling(16);
+    w.write(b"hello", 1);
+    w.header().latest.store(7 << 8 | 1, Ordering::SeqCst);
+    let m = read_with_deadline(r);
+    assert!(!m.consistent);
+    assert_eq!(m.number, 7);
+    assert!(m.len <= 16);
+    // A slot index out of range stays inside the area.
+    let (w, r) = sampling(16);
+    w.write(b"hello", 1);
+    w.header().latest.store(9 << 8 | 200, Ordering::SeqCst);
+    let m = read_with_deadline(r);
+    assert!(!m.consistent && m.len <= 16, "{m:?}");
+}
+
+#[test]
+fn a_writer_that_keeps_rewriting_the_published_slot_cannot_hold_its_reader() {
+    let (w, r) = sampling(16);
+    w.write(b"hello", 1);
+    let latest = w.header().latest.load(Ordering::SeqCst);
+    let slot = (latest & 0xff) as usize;
+    // A thread flips the published slot's counter between odd and even forever, without
+    // publishing a new number.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flipper = {
+        let stop = stop.clone();
+        let seq_at = w.mapping().as_ptr() as usize + HEADER + slot * sampling_stride(16);
+        std::thread::spawn(move || {
+            // SAFETY: (test) the writer's mapping outlives the thread (joined below) and
+            // the slot counter is an AtomicU64 at that aligned address.
+            let seq = unsafe { &*(seq_at as *const AtomicU64) };
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                seq.store(2 + (i & 1), Ordering::SeqCst);
+                i += 1;
+            }
+        })
+    };
+    let m = read_with_deadline(r);
+    stop.store(true, Ordering::Relaxed);
+    flipper.join().unwrap();
+    assert_eq!(m.number, 1);
+    assert!(m.len <= 16);
+    // Whether a copy happened to fall between two flips or not, the read returned.
+    drop(w);
 }
 
 #[test]
@@ -238,6 +300,7 @@ fn sampling_writer_stopped_at_random_points_never_tears() {
             // While the writer is stopped (possibly mid-write) reads still succeed.
             for _ in 0..3 {
                 if let Some(m) = r.read(&mut out) {
+                    assert!(m.consistent, "{m:?}");
                     assert_eq!(verify(&out[..m.len]), m.number);
                 }
             }
@@ -245,6 +308,7 @@ fn sampling_writer_stopped_at_random_points_never_tears() {
             signal(child, libc::SIGCONT);
         }
         if let Some(m) = r.read(&mut out) {
+            assert!(m.consistent, "{m:?}");
             let seq = verify(&out[..m.len]);
             assert_eq!(seq, m.number);
             assert_eq!(m.time, seq as i64);
