@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use std::io::{BufRead, BufReader, Write};
 use std::net::UdpSocket;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -191,27 +192,34 @@ fn udp_fifo_and_file_pseudo_partitions() {
     assert!(ticks.windows(2).all(|w| w[0] < w[1]), "{ticks:?}");
 }
 
-/// A partition restart (COLD_START) keeps its peer's channel working (no message lost or
-/// repeated across the restart) and refuses the port identifier of the previous incarnation.
-#[test]
-fn restart_keeps_channels_and_refuses_stale_port_ids() {
-    let _s = serial();
-    if let Err(r) = capable() {
-        return skip("restart_keeps_channels_and_refuses_stale_port_ids", &r);
-    }
-    let exe = partition_exe("ports_restart");
-    let dir = scratch("ports-restart");
-    let idfile = dir.join("port-id");
-    let xml = format!(
+/// A module of two partitions running `exe`, `writer` (port OUT, in the first 8 ms of a 20 ms
+/// frame) and `reader` (port IN, from 10 ms to 18 ms), joined by channel 1 from OUT to IN and
+/// to any further `destinations`. `port` is the port element and its attributes besides name
+/// and direction (`("Queuing_Port", r#"MaxMessageSize="4" MaxNbMessages="8""#)`).
+fn writer_reader_module(
+    name: &str,
+    exe: &Path,
+    writer_args: &[&str],
+    reader_args: &[&str],
+    port: (&str, &str),
+    destinations: &str,
+) -> String {
+    let args = |a: &[&str]| {
+        a.iter()
+            .map(|a| format!("<partita:Arg>{a}</partita:Arg>"))
+            .collect::<String>()
+    };
+    let (element, attrs) = port;
+    format!(
         r#"<?xml version="1.0"?>
-<ARINC_653_Module xmlns:partita="urn:partita:1" ModuleName="restart">
+<ARINC_653_Module xmlns:partita="urn:partita:1" ModuleName="{name}">
   <Partition PartitionIdentifier="1" PartitionName="writer" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
-    <partita:Executable path="{exe}"><partita:Arg>writer</partita:Arg><partita:Arg>{id}</partita:Arg></partita:Executable>
-    <Queuing_Port Name="OUT" MaxMessageSize="4" Direction="SOURCE" MaxNbMessages="8"/>
+    <partita:Executable path="{exe}">{wargs}</partita:Executable>
+    <{element} Name="OUT" Direction="SOURCE" {attrs}/>
   </Partition>
   <Partition PartitionIdentifier="2" PartitionName="reader" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
-    <partita:Executable path="{exe}"><partita:Arg>reader</partita:Arg></partita:Executable>
-    <Queuing_Port Name="IN" MaxMessageSize="4" Direction="DESTINATION" MaxNbMessages="8"/>
+    <partita:Executable path="{exe}">{rargs}</partita:Executable>
+    <{element} Name="IN" Direction="DESTINATION" {attrs}/>
   </Partition>
   <Module_Schedule MajorFrameSeconds="0.02">
     <Partition_Schedule PartitionIdentifier="1" PeriodSeconds="0.02" PeriodDurationSeconds="0.008">
@@ -223,12 +231,35 @@ fn restart_keeps_channels_and_refuses_stale_port_ids() {
   </Module_Schedule>
   <Connection_Table>
     <Channel ChannelIdentifier="1"><Source><Standard_Partition PartitionIdentifier="1" PortName="OUT"/></Source>
-      <Destination><Standard_Partition PartitionIdentifier="2" PortName="IN"/></Destination></Channel>
+      <Destination><Standard_Partition PartitionIdentifier="2" PortName="IN"/></Destination>{destinations}</Channel>
   </Connection_Table>
 </ARINC_653_Module>
 "#,
         exe = exe.display(),
-        id = idfile.display()
+        wargs = args(writer_args),
+        rargs = args(reader_args),
+    )
+}
+
+/// A partition restart (COLD_START) keeps its peer's channel working (no message lost or
+/// repeated across the restart) and refuses the port identifier of the previous incarnation.
+#[test]
+fn restart_keeps_channels_and_refuses_stale_port_ids() {
+    let _s = serial();
+    if let Err(r) = capable() {
+        return skip("restart_keeps_channels_and_refuses_stale_port_ids", &r);
+    }
+    let exe = partition_exe("ports_restart");
+    let dir = scratch("ports-restart");
+    let idfile = dir.join("port-id");
+    let id = idfile.display().to_string();
+    let xml = writer_reader_module(
+        "restart",
+        &exe,
+        &["writer", &id],
+        &["reader"],
+        ("Queuing_Port", r#"MaxMessageSize="4" MaxNbMessages="8""#),
+        "",
     );
     let path = dir.join("module.xml");
     std::fs::write(&path, xml).unwrap();
@@ -273,4 +304,80 @@ fn restart_keeps_channels_and_refuses_stale_port_ids() {
         "{owners}\n{out}"
     );
     assert!(out.contains("1 restarts"), "{out}");
+}
+
+/// A partition that corrupts its own sampling channel's data area (an inconsistent published
+/// slot, a counter it keeps changing) holds neither its reader partition nor the manager's
+/// bridge: the reader goes on reading (INVALID) in every period, the bridge forwards only the
+/// good messages and counts the inconsistent one (`tests/partitions/sampling_corrupter.c`).
+#[test]
+fn a_partition_that_corrupts_its_sampling_channel_holds_no_reader() {
+    let _s = serial();
+    if let Err(r) = capable() {
+        return skip(
+            "a_partition_that_corrupts_its_sampling_channel_holds_no_reader",
+            &r,
+        );
+    }
+    let exe = partition_exe("sampling_corrupter");
+    let dir = scratch("ports-corrupt");
+    let samples = dir.join("samples.bin");
+    let xml = writer_reader_module(
+        "corrupt",
+        &exe,
+        &["corrupt"],
+        &["read"],
+        (
+            "Sampling_Port",
+            r#"MaxMessageSize="16" RefreshRateSeconds="1""#,
+        ),
+        &format!(
+            r#"
+      <Destination><Pseudo_Partition Name="sampler" partita:File="{}"/></Destination>"#,
+            samples.display()
+        ),
+    );
+    let path = dir.join("module.xml");
+    std::fs::write(&path, xml).unwrap();
+    // A bridge held by the channel would never let the run end.
+    let o = output_within(
+        partita().arg("run").arg(&path).args(["--duration", "3s"]),
+        std::time::Duration::from_secs(60),
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.contains("ERROR"), "{out}");
+    assert!(out.contains("CORRUPTED addr="), "{out}");
+    // The reader saw valid messages, then the corrupt one as INVALID (0: whatever the slot
+    // held), and kept its periods going long after the corruption (period 21 of ~150).
+    let reads: Vec<&str> = out.lines().filter(|l| l.contains("READ rc=")).collect();
+    assert!(
+        reads
+            .first()
+            .is_some_and(|l| l.contains("READ rc=0 validity=1") && l.ends_with("text=good")),
+        "{out}"
+    );
+    assert!(
+        reads
+            .last()
+            .is_some_and(|l| l.contains("READ rc=0 validity=0")),
+        "{out}"
+    );
+    assert!(out.contains("PERIODS 100"), "the reader was held:\n{out}");
+    assert!(out.contains("ALIVE 100"), "{out}");
+    // The bridge forwarded only good messages and counted the inconsistent one.
+    let recs = records(&std::fs::read(&samples).unwrap());
+    assert!(!recs.is_empty(), "{out}");
+    assert!(
+        recs.iter().all(|r| r.starts_with(b"good ")),
+        "{recs:?}\n{out}"
+    );
+    let note = out
+        .lines()
+        .find(|l| l.contains("pseudo-partition sampler"))
+        .unwrap_or_else(|| panic!("no bridge note\n{out}"));
+    assert!(
+        note.contains(", 0 dropped, 1 empty, too long or inconsistent, 0 I/O errors"),
+        "{note}"
+    );
 }

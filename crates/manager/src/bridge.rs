@@ -305,15 +305,15 @@ impl Bridge {
                     let Some(taken) = take(live, &mut l.last, buf) else {
                         break;
                     };
-                    if matches!(live, Live::Sampling(_)) && l.last > before + 1 && before > 0 {
-                        l.counters.dropped += l.last - before - 1;
-                    }
                     let Some(n) = taken else {
                         // The partition keeps its sampling channel inconsistent: nothing
-                        // trustworthy to forward.
+                        // trustworthy to forward (nor its message number to count drops by).
                         l.counters.bad += 1;
                         continue;
                     };
+                    if matches!(live, Live::Sampling(_)) && l.last > before + 1 && before > 0 {
+                        l.counters.dropped += l.last - before - 1;
+                    }
                     pending.extend_from_slice(&(n as u32).to_le_bytes());
                     pending.extend_from_slice(&buf[..n]);
                     l.counters.output += 1;

@@ -234,6 +234,45 @@ pub fn checks(stdout: &str) -> Vec<(String, String, u64, u64, u64)> {
     last
 }
 
+/// Runs `cmd` to its end, but fails (after killing it) if it has not ended within `limit`:
+/// for runs that a regression could hold forever.
+pub fn output_within(cmd: &mut Command, limit: std::time::Duration) -> Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let collect = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = r.read_to_end(&mut b);
+            b
+        })
+    };
+    let out = collect(Box::new(child.stdout.take().unwrap()));
+    let err = collect(Box::new(child.stderr.take().unwrap()));
+    let end = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{cmd:?} did not end within {limit:?}\n--- stdout\n{}",
+                String::from_utf8_lossy(&out.join().unwrap_or_default())
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
 /// Text of a finished command, for assertion messages.
 pub fn text(o: &Output) -> String {
     format!(
