@@ -63,4 +63,27 @@ static inline void start_process(const char *name, void (*entry)(void), PRIORITY
     if (rc != NO_ERROR)
         printf("ERROR process %s %d\n", name, (int)rc);
 }
+
+/* Start of this process's first mapping whose /proc/self/maps line names `name`, not
+ * `exclude` (NULL: nothing excluded), with permissions `perms` (e.g. "rw-s"); NULL if none.
+ * For the hostile test partitions that attack their own port memory. */
+static inline void *own_mapping(const char *name, const char *exclude, const char *perms)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return NULL;
+    char line[512];
+    unsigned long lo = 0;
+    while (fgets(line, sizeof line, f)) {
+        char p[8] = {0};
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx %7s", &a, &b, p) == 3 && strstr(line, name) &&
+            !(exclude && strstr(line, exclude)) && strcmp(p, perms) == 0) {
+            lo = a;
+            break;
+        }
+    }
+    fclose(f);
+    return (void *)lo;
+}
 #endif

@@ -16,26 +16,6 @@
 
 static SAMPLING_PORT_ID_TYPE port;
 
-static volatile uint64_t *find_area(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
-        return NULL;
-    char line[512];
-    unsigned long lo = 0;
-    while (fgets(line, sizeof line, f)) {
-        char perms[8] = {0};
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3 && strstr(line, "partita-sampling-") &&
-            strcmp(perms, "rw-s") == 0) {
-            lo = a;
-            break;
-        }
-    }
-    fclose(f);
-    return (volatile uint64_t *)lo;
-}
-
 static void corrupt(void)
 {
     RETURN_CODE_TYPE rc;
@@ -48,7 +28,7 @@ static void corrupt(void)
             if (rc != NO_ERROR)
                 printf("ERROR write %d\n", (int)rc);
         } else if (n == 21) {
-            area = find_area();
+            area = own_mapping("partita-sampling-", NULL, "rw-s");
             if (!area) {
                 printf("ERROR no writable sampling area\n");
             } else {

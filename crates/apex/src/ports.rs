@@ -109,6 +109,69 @@ pub(crate) struct Ports {
 
 static PORTS: OnceLock<Ports> = OnceLock::new();
 
+/// Wake-ups through a peer's word that did not move, allowed per [`WINDOW_NS`].
+const SPURIOUS_BUDGET: u32 = 4;
+/// The budget's window.
+const WINDOW_NS: u64 = 1_000_000;
+/// How long a port whose peer exceeded the budget is polled instead of watched: doubled for
+/// each offence that follows the end of the previous mute within [`MUTE_MAX_NS`], up to it.
+const MUTE_NS: u64 = 1_000_000;
+const MUTE_MAX_NS: u64 = 64_000_000;
+/// Poll period of the ports beyond what `futex_waitv` can watch, and the shortest poll period
+/// of a muted port (a quarter of its mute, at most [`MUTE_POLL_MAX_NS`]).
+const POLL_NS: u64 = 1_000_000;
+const MUTE_POLL_MAX_NS: u64 = 16_000_000;
+
+/// Throttles the wake-ups one peer can cause the port thread (which runs above the
+/// partition's processes): a peer on another core could otherwise wake it in a loop
+/// (`FUTEX_WAKE` on the shared word) and take most of the partition's window. Past
+/// [`SPURIOUS_BUDGET`] wake-ups without a message in [`WINDOW_NS`], the port is polled
+/// instead of watched for [`MUTE_NS`], twice as long at each repeated offence (up to
+/// [`MUTE_MAX_NS`]), every quarter of that (1 to 16 ms): a few wake-ups per mute and a poll
+/// every few milliseconds reach the partition (a poll costs ~20 µs of the port thread here),
+/// and only that peer's messages wait for the poll. An honest peer wakes only after it moved
+/// the word and never comes near the budget.
+#[derive(Debug, Default, Clone, Copy)]
+struct WakeGuard {
+    window_start: u64,
+    count: u32,
+    muted_until: u64,
+    mute: u64,
+}
+
+impl WakeGuard {
+    /// A wake-up without a message at `now`; `true` when it mutes the port.
+    fn spurious(&mut self, now: u64) -> bool {
+        if now.saturating_sub(self.window_start) >= WINDOW_NS {
+            self.window_start = now;
+            self.count = 0;
+        }
+        self.count += 1;
+        if self.count > SPURIOUS_BUDGET {
+            self.mute = if self.muted_until > 0 && now < self.muted_until + MUTE_MAX_NS {
+                (self.mute * 2).clamp(MUTE_NS, MUTE_MAX_NS)
+            } else {
+                MUTE_NS
+            };
+            self.muted_until = now + self.mute;
+            self.count = 0;
+            self.window_start = self.muted_until;
+            return true;
+        }
+        false
+    }
+
+    fn muted(&self, now: u64) -> bool {
+        now < self.muted_until
+    }
+
+    /// When a muted port is next looked at: its next poll or the end of its mute.
+    fn next_poll(&self, now: u64) -> u64 {
+        let period = (self.mute / 4).clamp(POLL_NS, MUTE_POLL_MAX_NS);
+        (now + period).min(self.muted_until)
+    }
+}
+
 /// The partition's ports (read from the directory on first use).
 pub(crate) fn table() -> &'static Ports {
     PORTS.get_or_init(Ports::load)
@@ -248,30 +311,86 @@ impl Ports {
             // prio stream: a raise may go through the manager (crate::raise).
             let _ = crate::raise::set_priority(rt.control(), 0, prio + 1);
         }
+        let mut guards: Vec<WakeGuard> =
+            self.created.iter().map(|_| WakeGuard::default()).collect();
+        let mut words: Vec<(&AtomicU32, u32, bool)> = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
         loop {
             let gen = self.rearm.load(Ordering::SeqCst);
             // Flags first (inside pump), then the values to wait on: a peer that publishes
             // after these loads changes the word, and the wait returns at once.
             rt.with_kernel(|k, now| self.pump(k, now));
-            let mut words: Vec<(&AtomicU32, u32, bool)> = vec![(&self.rearm, gen, false)];
-            for c in &self.created {
+            let now = partita_sys::time::monotonic_ns();
+            words.clear();
+            owners.clear();
+            words.push((&self.rearm, gen, false));
+            owners.push(usize::MAX);
+            // Only ports a process of ours waits on (a process that starts waiting re-arms
+            // this thread); a muted one is polled instead.
+            let mut poll: Option<u64> = None;
+            for (i, c) in self.created.iter().enumerate() {
                 if let Some(Port::Queuing(q)) = c.get() {
+                    if q.waiting.load(Ordering::Acquire) == 0 {
+                        continue;
+                    }
+                    if guards[i].muted(now) {
+                        let at = guards[i].next_poll(now);
+                        poll = Some(poll.map_or(at, |p| p.min(at)));
+                        continue;
+                    }
                     let w = if q.entry.source {
                         q.mem.tail_word()
                     } else {
                         q.mem.head_word()
                     };
                     words.push((w, w.load(Ordering::SeqCst), true));
+                    owners.push(i);
                 }
             }
             rt.with_kernel(|k, now| self.pump(k, now));
-            // More words than futex_waitv takes: the rest are polled every millisecond.
-            let deadline = (words.len() > partita_sys::futex::WAIT_ANY_MAX)
-                .then(|| partita_sys::time::monotonic_ns() + 1_000_000);
-            if let Err(e) = partita_sys::futex::wait_any(&words, deadline) {
-                eprintln!("partita runtime: port thread: {e}; polling instead");
-                std::thread::sleep(std::time::Duration::from_millis(1));
+            // More words than futex_waitv takes: those are polled every millisecond; a muted
+            // port at its own pace.
+            let deadline = if words.len() > partita_sys::futex::WAIT_ANY_MAX {
+                Some(poll.map_or(now + POLL_NS, |p| p.min(now + POLL_NS)))
+            } else {
+                poll
+            };
+            match partita_sys::futex::wait_any(&words, deadline) {
+                Ok(Some(k)) if k > 0 && k < words.len() => {
+                    // Woken through a peer's word that did not move: no message came and none
+                    // left. An honest peer wakes only after it moved the word; a hostile one
+                    // can wake us at will, so it gets a budget.
+                    let (w, seen, _) = words[k];
+                    if w.load(Ordering::SeqCst) == seen {
+                        let i = owners[k];
+                        if guards[i].spurious(partita_sys::time::monotonic_ns()) {
+                            self.note_muted(i);
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("partita runtime: port thread: {e}; polling instead");
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
             }
+        }
+    }
+
+    /// Says once per port that its peer's wake-ups are throttled.
+    #[cold]
+    fn note_muted(&self, i: usize) {
+        static SAID: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+        let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+        if said.contains(&i) {
+            return;
+        }
+        said.push(i);
+        if let Some(e) = self.entries.get(i) {
+            eprintln!(
+                "partita runtime: port {}: its peer woke the port thread more than {SPURIOUS_BUDGET} times in 1 ms without moving a message; the port is polled every millisecond while that lasts",
+                e.name
+            );
         }
     }
 
@@ -463,4 +582,60 @@ pub(crate) fn create_queuing(
 /// negative refresh period, i.e. infinite, keeps every message valid).
 pub(crate) fn is_fresh(p: &SamplingPort, time: SystemTime, now: SystemTime) -> bool {
     p.refresh < 0 || now.saturating_sub(time) <= p.refresh
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn an_honest_rate_of_stray_wake_ups_never_mutes_a_port() {
+        let mut g = WakeGuard::default();
+        // Four in every millisecond, forever.
+        for ms in 0..1000u64 {
+            for k in 0..SPURIOUS_BUDGET as u64 {
+                assert!(!g.spurious(ms * MS + k * 1_000), "muted at {ms} ms");
+            }
+            assert!(!g.muted(ms * MS + 999_999));
+        }
+    }
+
+    #[test]
+    fn a_flood_mutes_the_port_longer_at_each_offence_and_is_forgiven_later() {
+        let mut g = WakeGuard::default();
+        let mut now = 10 * MS;
+        let mut mutes = Vec::new();
+        // A wake-up every µs whenever the port is watched, for 300 ms.
+        let end = now + 300 * MS;
+        let mut wakes = 0;
+        while now < end {
+            if !g.muted(now) {
+                wakes += 1;
+                if g.spurious(now) {
+                    mutes.push(g.muted_until - now);
+                }
+            }
+            now += 1_000;
+        }
+        assert_eq!(
+            mutes[..7],
+            [MS, 2 * MS, 4 * MS, 8 * MS, 16 * MS, 32 * MS, 64 * MS]
+        );
+        // Polled every quarter of the mute, 1 to 16 ms, never past its end.
+        let at = g.muted_until - 64 * MS;
+        assert_eq!(g.next_poll(at), at + 16 * MS);
+        assert_eq!(g.next_poll(g.muted_until - MS), g.muted_until);
+        assert!(mutes[7..].iter().all(|&m| m == 64 * MS), "{mutes:?}");
+        // 5 wake-ups per mute: a few dozen in 300 ms instead of 300,000.
+        assert!(wakes <= 5 * mutes.len() + 5, "{wakes} wake-ups");
+        // Quiet for longer than the longest mute: the next offence starts over at 1 ms.
+        now = g.muted_until + MUTE_MAX_NS + MS;
+        for _ in 0..SPURIOUS_BUDGET {
+            assert!(!g.spurious(now));
+        }
+        assert!(g.spurious(now));
+        assert_eq!(g.muted_until - now, MS);
+    }
 }

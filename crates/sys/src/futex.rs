@@ -51,9 +51,13 @@ pub const WAIT_ANY_MAX: usize = 128;
 /// Waits until one of `words` (word, expected value, shared between processes) is woken or
 /// differs from its expected value, or until the absolute `CLOCK_MONOTONIC` instant
 /// `deadline_ns`. Spurious returns are possible: callers re-check. More than
-/// [`WAIT_ANY_MAX`] words: only the first ones are watched. Returns the system call's error
-/// (e.g. `ENOSYS` before Linux 5.16) other than time-out, value mismatch and interruption.
-pub fn wait_any(words: &[(&AtomicU32, u32, bool)], deadline_ns: Option<u64>) -> crate::Result<()> {
+/// [`WAIT_ANY_MAX`] words: only the first ones are watched. Returns the index of the word
+/// whose wake-up ended the wait (`None`: time-out, a value that differed, an interruption), or
+/// the system call's error (e.g. `ENOSYS` before Linux 5.16).
+pub fn wait_any(
+    words: &[(&AtomicU32, u32, bool)],
+    deadline_ns: Option<u64>,
+) -> crate::Result<Option<usize>> {
     let v: Vec<FutexWaitv> = words.iter().take(WAIT_ANY_MAX).map(waitv_entry).collect();
     waitv(&v, deadline_ns)
 }
@@ -64,7 +68,7 @@ pub fn wait_either(
     b: (&AtomicU32, u32, bool),
     deadline_ns: Option<u64>,
 ) -> crate::Result<()> {
-    waitv(&[waitv_entry(&a), waitv_entry(&b)], deadline_ns)
+    waitv(&[waitv_entry(&a), waitv_entry(&b)], deadline_ns).map(|_| ())
 }
 
 fn waitv_entry((w, val, shared): &(&AtomicU32, u32, bool)) -> FutexWaitv {
@@ -79,7 +83,7 @@ fn waitv_entry((w, val, shared): &(&AtomicU32, u32, bool)) -> FutexWaitv {
 }
 
 /// `futex_waitv` on the entries `v` (at most [`WAIT_ANY_MAX`]) until `deadline_ns`.
-fn waitv(v: &[FutexWaitv], deadline_ns: Option<u64>) -> crate::Result<()> {
+fn waitv(v: &[FutexWaitv], deadline_ns: Option<u64>) -> crate::Result<Option<usize>> {
     let ts = deadline_ns.map(crate::time::timespec);
     let ts_ptr = ts
         .as_ref()
@@ -101,9 +105,10 @@ fn waitv(v: &[FutexWaitv], deadline_ns: Option<u64>) -> crate::Result<()> {
     if r < 0 {
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {
-            Some(libc::ETIMEDOUT) | Some(libc::EAGAIN) | Some(libc::EINTR) => {}
-            _ => return Err(crate::SysError::io("futex_waitv", e)),
+            Some(libc::ETIMEDOUT) | Some(libc::EAGAIN) | Some(libc::EINTR) => Ok(None),
+            _ => Err(crate::SysError::io("futex_waitv", e)),
         }
+    } else {
+        Ok(Some(r as usize))
     }
-    Ok(())
 }

@@ -248,3 +248,97 @@ fn a_write_to_its_own_read_only_port_mapping_is_a_memory_violation() {
         run.context()
     );
 }
+
+/// The port thread's CPU time and the periods it was measured over, from the last
+/// `PORTS cpu_us=<t> periods=<n>` line of `tests/partitions/port_flood.c`.
+fn port_thread_cpu(out: &str) -> (u64, u64) {
+    let l = out
+        .lines()
+        .rev()
+        .find_map(|l| l.split_once("PORTS ").map(|(_, r)| r))
+        .unwrap_or_else(|| panic!("no PORTS line\n{out}"));
+    let field = |k: &str| -> u64 {
+        l.split_whitespace()
+            .find_map(|f| f.strip_prefix(k))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{k} in {l:?}"))
+    };
+    (field("cpu_us="), field("periods="))
+}
+
+/// A peer in a window at the same time on another core (outside the single-core suite
+/// above) that calls FUTEX_WAKE on its channel's word in a loop cannot keep the neighbour's
+/// port thread, which runs above its processes, busy: that thread's CPU time stays a small
+/// share of the neighbour's windows, as with a peer that only spins. Before the port thread
+/// budgeted such wake-ups it took ~75 % of every window.
+#[test]
+fn a_peer_on_another_core_cannot_flood_a_port_thread() {
+    let _g = serial();
+    let test = "a_peer_on_another_core_cannot_flood_a_port_thread";
+    if let Err(r) = capable() {
+        return skip(test, &r);
+    }
+    if partita_sys::sched::online_cpus() < 2 {
+        return skip(test, "needs two CPUs (the peers run at the same time)");
+    }
+    let exe = partition_exe("port_flood");
+    let dir = scratch("iso-port-flood");
+    let mut share = Vec::new();
+    for mode in ["spin", "flood"] {
+        let xml = format!(
+            r#"<?xml version="1.0"?>
+<ARINC_653_Module xmlns:partita="urn:partita:1" ModuleName="flood">
+  <Partition PartitionIdentifier="1" PartitionName="peer" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
+    <partita:Executable path="{exe}"><partita:Arg>{mode}</partita:Arg></partita:Executable>
+    <Queuing_Port Name="OUT" MaxMessageSize="16" Direction="SOURCE" MaxNbMessages="8"/>
+  </Partition>
+  <Partition PartitionIdentifier="2" PartitionName="victim" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
+    <partita:Executable path="{exe}"><partita:Arg>victim</partita:Arg></partita:Executable>
+    <Queuing_Port Name="IN" MaxMessageSize="16" Direction="DESTINATION" MaxNbMessages="8"/>
+  </Partition>
+  <Module_Schedule MajorFrameSeconds="0.02">
+    <Partition_Schedule PartitionIdentifier="1" PeriodSeconds="0.02" PeriodDurationSeconds="0.01">
+      <Window_Schedule WindowIdentifier="1" WindowStartSeconds="0" WindowDurationSeconds="0.01" PartitionPeriodStart="true" partita:Core="1"/>
+    </Partition_Schedule>
+    <Partition_Schedule PartitionIdentifier="2" PeriodSeconds="0.02" PeriodDurationSeconds="0.01">
+      <Window_Schedule WindowIdentifier="2" WindowStartSeconds="0" WindowDurationSeconds="0.01" PartitionPeriodStart="true" partita:Core="0"/>
+    </Partition_Schedule>
+  </Module_Schedule>
+  <Connection_Table>
+    <Channel ChannelIdentifier="1"><Source><Standard_Partition PartitionIdentifier="1" PortName="OUT"/></Source>
+      <Destination><Standard_Partition PartitionIdentifier="2" PortName="IN"/></Destination></Channel>
+  </Connection_Table>
+</ARINC_653_Module>
+"#,
+            exe = exe.display()
+        );
+        let path = dir.join(format!("{mode}.xml"));
+        std::fs::write(&path, xml).unwrap();
+        let o = output_within(
+            partita().arg("run").arg(&path).args(["--duration", "3s"]),
+            Duration::from_secs(60),
+        );
+        let out = text(&o);
+        assert!(o.status.success(), "{out}");
+        assert!(!out.contains("ERROR"), "{out}");
+        let (cpu_us, periods) = port_thread_cpu(&out);
+        assert!(periods >= 100, "{out}");
+        // Of the victim's window time (10 ms a period).
+        let pct = cpu_us as f64 / (periods * 10_000) as f64 * 100.0;
+        println!("{mode}: port thread {cpu_us} us over {periods} windows ({pct:.2} %)");
+        if mode == "flood" {
+            assert!(out.contains("FLOODING addr="), "{out}");
+            assert!(
+                out.contains("partita runtime: port IN: its peer woke the port thread"),
+                "the flood was not noticed:\n{out}"
+            );
+        }
+        share.push((pct, out));
+    }
+    for (pct, out) in &share {
+        assert!(
+            *pct < 5.0,
+            "port thread took {pct:.1} % of the windows\n{out}"
+        );
+    }
+}
