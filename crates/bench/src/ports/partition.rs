@@ -165,6 +165,15 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         .and_then(|m| partita_sys::port::Sampling::new(m, size))
         .map_err(|e| e.to_string())?;
         slots.init();
+        // The slot protocol with the cheapest clock at all (one timer tick of resolution): what
+        // the sampling services could cost with tick-resolution time stamps, which Partita
+        // does not offer (the figures for that decision: docs/benchmarks.md).
+        let coarse_write = |m: &[u8]| slots.write(m, partita_sys::time::coarse_ns() as i64);
+        let coarse_read = |o: &mut [u8]| {
+            slots
+                .read(o)
+                .map(|m| partita_sys::time::coarse_ns() as i64 - m.time <= 1_000_000_000)
+        };
         let mut rows: Vec<(&str, Vec<i64>, u64, u64)> =
             OPS.iter().map(|&o| (o, Vec::new(), 0, 0)).collect();
         let time = |row: &mut (&str, Vec<i64>, u64, u64), f: &mut dyn FnMut() -> bool| {
@@ -182,7 +191,7 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         };
         let total = n + WARMUP;
         for i in 0..total {
-            let [fp, ff, rw, rr, sw, sr, qs, qr, ts, tsc, coarse] = &mut rows[..] else {
+            let [fp, ff, rw, rr, sw, sr, qs, qr, ts, tsc, coarse, cw, cr] = &mut rows[..] else {
                 unreachable!()
             };
             time(fp, &mut || {
@@ -213,6 +222,8 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
             time(coarse, &mut || {
                 std::hint::black_box(partita_sys::time::coarse_ns()) > 0
             });
+            time(cw, &mut || coarse_write(&msg) > 0);
+            time(cr, &mut || coarse_read(&mut out).is_some());
             if i + 1 == WARMUP {
                 for r in rows.iter_mut() {
                     r.1.clear();
@@ -257,8 +268,14 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                         9 => {
                             std::hint::black_box(partita_sys::time::tsc());
                         }
-                        _ => {
+                        10 => {
                             std::hint::black_box(partita_sys::time::coarse_ns());
+                        }
+                        11 => {
+                            coarse_write(&msg);
+                        }
+                        _ => {
+                            std::hint::black_box(coarse_read(&mut out));
                         }
                     }
                 }
