@@ -1008,7 +1008,8 @@ extern void GET_HM_LOG_STATUS(
 
 /*
  * READ_HM_LOG: logbook record INDEX (FIRST_INDEX <= INDEX < TOTAL).
- * INVALID_PARAM: not readable (not made yet, or evicted).
+ * INVALID_PARAM: not readable (not made yet, or evicted). A full logbook evicts the oldest
+ * record of the partition holding the most, so readable indices may have gaps.
  */
 extern void READ_HM_LOG(
     /*in */ APEX_LONG_INTEGER INDEX,

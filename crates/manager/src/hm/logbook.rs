@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 /// Version of the logbook record format.
 pub const LOG_FORMAT_VERSION: u32 = 1;
-/// Records kept in memory (readable by READ_HM_LOG and listed in the run report); older ones
-/// are evicted and counted (the log file, if any, keeps all of them).
+/// Records kept in memory (readable by READ_HM_LOG and listed in the run report); when it is
+/// full, the oldest record of the partition (or of the module) with the most records in memory
+/// is evicted and counted (the log file, if any, keeps all of them): a partition that keeps
+/// raising errors evicts its own records, not its neighbours' few.
 pub const MEMORY_CAPACITY: usize = 1024;
 
 /// What was detected.
@@ -148,7 +150,10 @@ pub struct LogRecord {
 
 /// The in-memory logbook, with an optional append-only file.
 pub(crate) struct Logbook {
+    /// In `seq` order (not contiguous once a record was evicted from the middle).
     records: VecDeque<LogRecord>,
+    /// Records in memory per partition identifier (`None`: the module's).
+    held: std::collections::HashMap<Option<i32>, usize>,
     next_seq: u64,
     evicted: u64,
     file: Option<(PathBuf, std::fs::File)>,
@@ -186,6 +191,7 @@ impl Logbook {
         };
         Ok(Logbook {
             records: VecDeque::new(),
+            held: std::collections::HashMap::new(),
             next_seq: 0,
             evicted: 0,
             file,
@@ -212,18 +218,41 @@ impl Logbook {
                 self.last_file_error = Some(format!("{}: {e}", path.display()));
             }
         }
-        if self.records.len() == MEMORY_CAPACITY {
-            self.records.pop_front();
+        if self.records.len() >= MEMORY_CAPACITY {
+            self.evict();
+        }
+        *self.held.entry(rec.partition_id).or_default() += 1;
+        self.records.push_back(rec);
+    }
+
+    /// Evicts the oldest record of whoever holds the most (ties: the one whose oldest record
+    /// is older).
+    fn evict(&mut self) {
+        let Some(&most) = self.held.values().max() else {
+            return;
+        };
+        let Some(i) = self
+            .records
+            .iter()
+            .position(|r| self.held.get(&r.partition_id) == Some(&most))
+        else {
+            return;
+        };
+        if let Some(r) = self.records.remove(i) {
+            if let Some(n) = self.held.get_mut(&r.partition_id) {
+                *n -= 1;
+                if *n == 0 {
+                    self.held.remove(&r.partition_id);
+                }
+            }
             self.evicted += 1;
         }
-        self.records.push_back(rec);
     }
 
     /// The record with sequence number `seq`, if still in memory.
     pub fn get(&self, seq: u64) -> Option<&LogRecord> {
-        let first = self.records.front()?.seq;
-        self.records
-            .get(usize::try_from(seq.checked_sub(first)?).ok()?)
+        let i = self.records.binary_search_by_key(&seq, |r| r.seq).ok()?;
+        self.records.get(i)
     }
 
     /// Counters.
@@ -376,6 +405,55 @@ mod tests {
         }
     }
 
+    fn record_of(seq: u64, partition: Option<i32>) -> LogRecord {
+        LogRecord {
+            partition_id: partition,
+            ..record(seq)
+        }
+    }
+
+    #[test]
+    fn a_flooding_partition_evicts_its_own_records_not_its_neighbours() {
+        let mut lb = Logbook::open(None).unwrap();
+        // A few records of partitions 2 and 3 and of the module, then partition 1 floods.
+        let mut seq = 0;
+        for p in [Some(2), None, Some(3), Some(2)] {
+            lb.push(record_of(seq, p));
+            seq += 1;
+        }
+        for _ in 0..5 * MEMORY_CAPACITY {
+            lb.push(record_of(seq, Some(1)));
+            seq += 1;
+        }
+        let st = lb.status();
+        assert_eq!(st.kept, MEMORY_CAPACITY as u64);
+        assert_eq!(st.total, seq);
+        assert_eq!(st.evicted, seq - MEMORY_CAPACITY as u64);
+        // The neighbours' and the module's records are all still readable, in order.
+        for s in 0..4 {
+            assert_eq!(lb.get(s).map(|r| r.seq), Some(s), "record {s}");
+        }
+        assert_eq!(st.first, 0);
+        // The flood keeps its newest records; its evicted ones are gaps.
+        assert!(lb.get(4).is_none());
+        assert_eq!(lb.get(seq - 1).map(|r| r.seq), Some(seq - 1));
+        let kept = lb.records();
+        assert!(kept.windows(2).all(|w| w[0].seq < w[1].seq));
+        assert_eq!(
+            kept.iter().filter(|r| r.partition_id == Some(1)).count(),
+            MEMORY_CAPACITY - 4
+        );
+        // Once partition 1 holds no more than the others, the oldest of the largest go first:
+        // with everybody equal, that is the oldest record overall.
+        let mut lb = Logbook::open(None).unwrap();
+        for s in 0..MEMORY_CAPACITY as u64 {
+            lb.push(record_of(s, Some((s % 2) as i32)));
+        }
+        lb.push(record_of(MEMORY_CAPACITY as u64, Some(5)));
+        assert!(lb.get(0).is_none());
+        assert!(lb.get(1).is_some());
+    }
+
     #[test]
     fn bounded_memory_counts_evictions_and_the_file_keeps_all() {
         let dir = std::env::temp_dir().join(format!("partita-logbook-{}", std::process::id()));
@@ -399,6 +477,7 @@ mod tests {
         let back = read_log(&path).unwrap();
         assert_eq!(back.len() as u64, n);
         assert_eq!(back[3], record(3));
+        let _ = std::fs::remove_file(&path);
         // Corrupt and future-version lines are typed errors naming the line.
         std::fs::write(&path, "{\"v\":1}\n").unwrap();
         assert!(matches!(
