@@ -51,6 +51,8 @@ const OPS: &[&str] = &[
     "time stamp (coarse clock)",
     "slots write + coarse stamp",
     "slots read + coarse age",
+    "slots write + time word",
+    "slots read + time-word age",
 ];
 /// Calls per timed batch (the batched figure is the median over batches of the mean per
 /// call; the queue depth must hold a batch of sends).
@@ -411,9 +413,11 @@ fn stamp_note(rows: &[PortRow], coarse_resolution_ns: u64) -> Option<String> {
     let limit_r = FACTOR_16 * median(rows, "floor fetch", 16).max(1.0);
     let coarse_w = median(rows, "slots write + coarse stamp", 16);
     let coarse_r = median(rows, "slots read + coarse age", 16);
+    let word_w = median(rows, "slots write + time word", 16);
+    let word_r = median(rows, "slots read + time-word age", 16);
     (write > limit_w || read > limit_r).then(|| {
         format!(
-            "an exact time stamp and the slot protocol alone cost more than the 16 B limits: write {write:.1} ns (limit {limit_w:.1}), read {read:.1} ns (limit {limit_r:.1}), with the cheapest exact stamp at {stamp:.1} ns (GET_TIME {get_time:.1} ns, the bare counter read {tsc:.1} ns); every sampling message carries a stamp (validity, age, READ_SAMPLING_MESSAGE_CONDITIONAL) and the reader needs the current time for validity, so the 16 B target cannot be met with exact stamps on this machine (the coarse clock costs {coarse:.1} ns with a resolution of {:.1} ms; the slot protocol with it: write {coarse_w:.1} ns, read {coarse_r:.1} ns)",
+            "an exact time stamp and the slot protocol alone cost more than the 16 B limits: write {write:.1} ns (limit {limit_w:.1}), read {read:.1} ns (limit {limit_r:.1}), with the cheapest exact stamp at {stamp:.1} ns (GET_TIME {get_time:.1} ns, the bare counter read {tsc:.1} ns); every sampling message carries a stamp (validity, age, READ_SAMPLING_MESSAGE_CONDITIONAL) and the reader needs the current time for validity, so the 16 B target cannot be met with exact stamps on this machine (the coarse clock costs {coarse:.1} ns with a resolution of {:.1} ms; the slot protocol with it: write {coarse_w:.1} ns, read {coarse_r:.1} ns; with a time word kept current by another thread, no clock at all: write {word_w:.1} ns, read {word_r:.1} ns)",
             coarse_resolution_ns as f64 / 1e6
         )
     })
@@ -616,6 +620,8 @@ mod tests {
         rows.push(row("time stamp (coarse clock)", 16, 3));
         rows.push(row("slots write + coarse stamp", 16, 7));
         rows.push(row("slots read + coarse age", 16, 8));
+        rows.push(row("slots write + time word", 16, 5));
+        rows.push(row("slots read + time-word age", 16, 6));
         // 4 + 4 <= 9 and 5 + 4 <= 12: an exact stamp could meet it.
         assert_eq!(stamp_note(&rows, 4_000_000), None);
         // The clock is dear, but the bare counter read fits.
@@ -634,5 +640,9 @@ mod tests {
         );
         assert!(n.contains("3.0 ns") && n.contains("4.0 ms"), "{n}");
         assert!(n.contains("write 7.0 ns, read 8.0 ns"), "{n}");
+        assert!(
+            n.contains("no clock at all: write 5.0 ns, read 6.0 ns"),
+            "{n}"
+        );
     }
 }

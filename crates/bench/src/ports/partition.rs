@@ -174,6 +174,15 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                 .read(o)
                 .map(|m| partita_sys::time::coarse_ns() as i64 - m.time <= 1_000_000_000)
         };
+        // And with a time word another thread would keep current (e.g. the window start the
+        // manager publishes): one load, no clock at all; window resolution.
+        let word = std::sync::atomic::AtomicI64::new(now());
+        let word_write = |m: &[u8]| slots.write(m, word.load(std::sync::atomic::Ordering::Relaxed));
+        let word_read = |o: &mut [u8]| {
+            slots
+                .read(o)
+                .map(|m| word.load(std::sync::atomic::Ordering::Relaxed) - m.time <= 1_000_000_000)
+        };
         let mut rows: Vec<(&str, Vec<i64>, u64, u64)> =
             OPS.iter().map(|&o| (o, Vec::new(), 0, 0)).collect();
         let time = |row: &mut (&str, Vec<i64>, u64, u64), f: &mut dyn FnMut() -> bool| {
@@ -191,7 +200,8 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         };
         let total = n + WARMUP;
         for i in 0..total {
-            let [fp, ff, rw, rr, sw, sr, qs, qr, ts, tsc, coarse, cw, cr] = &mut rows[..] else {
+            let [fp, ff, rw, rr, sw, sr, qs, qr, ts, tsc, coarse, cw, cr, ww, wr] = &mut rows[..]
+            else {
                 unreachable!()
             };
             time(fp, &mut || {
@@ -224,6 +234,8 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
             });
             time(cw, &mut || coarse_write(&msg) > 0);
             time(cr, &mut || coarse_read(&mut out).is_some());
+            time(ww, &mut || word_write(&msg) > 0);
+            time(wr, &mut || word_read(&mut out).is_some());
             if i + 1 == WARMUP {
                 for r in rows.iter_mut() {
                     r.1.clear();
@@ -274,8 +286,14 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                         11 => {
                             coarse_write(&msg);
                         }
-                        _ => {
+                        12 => {
                             std::hint::black_box(coarse_read(&mut out));
+                        }
+                        13 => {
+                            word_write(&msg);
+                        }
+                        _ => {
+                            std::hint::black_box(word_read(&mut out));
                         }
                     }
                 }
