@@ -71,8 +71,12 @@ pub fn capable() -> Result<(), String> {
     }
 }
 
-/// Prints the standard skip line (the test then returns).
+/// Prints the standard skip line (the test then returns). With `PARTITA_REQUIRE_ALL=1` (CI)
+/// a skip is a failure, whatever the missing capability (see [`capable`]).
 pub fn skip(test: &str, reason: &str) {
+    if std::env::var("PARTITA_REQUIRE_ALL").as_deref() == Ok("1") {
+        panic!("{test}: required capability missing: {reason}");
+    }
     println!("SKIPPED {test}: {reason}");
     eprintln!("SKIPPED {test}: {reason}");
 }
