@@ -16,13 +16,14 @@
 //! - addresses: `a653rs` types entry points and failed addresses as `extern "C" fn()`, which
 //!   safe code may call. Partita never turns a raw address into such a pointer (a failed
 //!   address is usually a data address): `ErrorStatus::failed_address` is always
-//!   [`no_address`] (the raw address is in `api::get_error_status`), and the entry point in
+//!   [`no_address`] (the raw address is in `apex::hm::get_error_status`), and the entry point in
 //!   `get_process_status` is the function given to `create_process` through these traits, or
 //!   [`no_address`] for a process created through the C binding or the Rust API.
 //! - the main process and the error handler have no process id: NULL_PROCESS_ID (0) in
 //!   `ErrorStatus::failed_process_id` and `MutexStatus::mutex_owner`, as in the C binding.
 
-use crate::api;
+use crate::apex::intra::{blackboard, buffer, event, mutex, semaphore};
+use crate::apex::{hm, partition, process, time};
 use a653rs::bindings::{
     ApexBlackboardP1, ApexBufferP1, ApexByte, ApexErrorP1, ApexErrorP4, ApexEventP1, ApexMutexP1,
     ApexName, ApexPartitionP4, ApexPartitionStatus, ApexProcessAttribute, ApexProcessP1,
@@ -134,7 +135,7 @@ impl ApexPartitionP4 for Partita {
     /// Never fails in `a653rs`; if the runtime could not start, the partition is reported
     /// IDLE with no cores.
     fn get_partition_status() -> ApexPartitionStatus {
-        let Ok(s) = api::get_partition_status() else {
+        let Ok(s) = partition::get_partition_status() else {
             return ApexPartitionStatus::default();
         };
         ApexPartitionStatus {
@@ -163,7 +164,7 @@ impl ApexPartitionP4 for Partita {
     fn set_partition_mode(operating_mode: OperatingMode) -> R<()> {
         let m = core::OperatingMode::from_raw(operating_mode as u32)
             .ok_or(ErrorReturnCode::InvalidParam)?;
-        conv(api::set_partition_mode(m))
+        conv(partition::set_partition_mode(m))
     }
 }
 
@@ -182,7 +183,7 @@ impl ApexProcessP4 for Partita {
             },
         };
         let entry = a.entry_point;
-        let p = conv(api::create_process(&attrs, move || entry()))?;
+        let p = conv(process::create_process(&attrs, move || entry()))?;
         let mut entries = ENTRIES.lock().unwrap_or_else(|e| e.into_inner());
         let i = p.0 as usize - 1;
         if entries.len() <= i {
@@ -193,60 +194,60 @@ impl ApexProcessP4 for Partita {
     }
 
     fn start(process_id: ProcessId) -> R<()> {
-        conv(api::start(pid(process_id)?))
+        conv(process::start(pid(process_id)?))
     }
 }
 
 impl ApexProcessP1 for Partita {
     fn set_priority(process_id: ProcessId, priority: Priority) -> R<()> {
-        conv(api::set_priority(pid(process_id)?, priority))
+        conv(process::set_priority(pid(process_id)?, priority))
     }
 
     fn suspend_self(time_out: ApexSystemTime) -> R<()> {
-        conv(api::suspend_self(time_out))
+        conv(process::suspend_self(time_out))
     }
 
     fn suspend(process_id: ProcessId) -> R<()> {
-        conv(api::suspend(pid(process_id)?))
+        conv(process::suspend(pid(process_id)?))
     }
 
     fn resume(process_id: ProcessId) -> R<()> {
-        conv(api::resume(pid(process_id)?))
+        conv(process::resume(pid(process_id)?))
     }
 
     /// Returns only when STOP_SELF fails (the main process).
     fn stop_self() {
-        let _ = api::stop_self();
+        let _ = process::stop_self();
     }
 
     fn stop(process_id: ProcessId) -> R<()> {
-        conv(api::stop(pid(process_id)?))
+        conv(process::stop(pid(process_id)?))
     }
 
     fn delayed_start(process_id: ProcessId, delay_time: ApexSystemTime) -> R<()> {
-        conv(api::delayed_start(pid(process_id)?, delay_time))
+        conv(process::delayed_start(pid(process_id)?, delay_time))
     }
 
     fn lock_preemption() -> R<LockLevel> {
-        conv(api::lock_preemption())
+        conv(process::lock_preemption())
     }
 
     fn unlock_preemption() -> R<LockLevel> {
-        conv(api::unlock_preemption())
+        conv(process::unlock_preemption())
     }
 
     fn get_my_id() -> R<ProcessId> {
-        conv(api::get_my_id()).map(|p| ProcessId::from(p.0))
+        conv(process::get_my_id()).map(|p| ProcessId::from(p.0))
     }
 
     fn get_process_id(process_name: ApexName) -> R<ProcessId> {
         let n = name(&process_name, ErrorReturnCode::InvalidConfig)?;
-        conv(api::get_process_id(&n)).map(|p| ProcessId::from(p.0))
+        conv(process::get_process_id(&n)).map(|p| ProcessId::from(p.0))
     }
 
     fn get_process_status(process_id: ProcessId) -> R<ApexProcessStatus> {
         let p = pid(process_id)?;
-        let s = conv(api::get_process_status(p))?;
+        let s = conv(process::get_process_status(p))?;
         let a = &s.attributes;
         Ok(ApexProcessStatus {
             deadline_time: s.deadline_time,
@@ -277,7 +278,7 @@ impl ApexProcessP1 for Partita {
         processor_core_id: ProcessorCoreId,
     ) -> R<()> {
         let p = pid(process_id)?;
-        conv(api::initialize_process_core_affinity(
+        conv(process::initialize_process_core_affinity(
             p,
             core_id(processor_core_id)?,
         ))
@@ -285,32 +286,32 @@ impl ApexProcessP1 for Partita {
 
     /// The core the caller runs on (0 for the main process and foreign threads).
     fn get_my_processor_core_id() -> ProcessorCoreId {
-        api::get_my_processor_core_id().map_or(0, |c| c as ProcessorCoreId)
+        process::get_my_processor_core_id().map_or(0, |c| c as ProcessorCoreId)
     }
 
     fn get_my_index() -> R<ProcessIndex> {
-        conv(api::get_my_index()).map(|i| i as ProcessIndex)
+        conv(process::get_my_index()).map(|i| i as ProcessIndex)
     }
 }
 
 impl ApexTimeP4 for Partita {
     fn periodic_wait() -> R<()> {
-        conv(api::periodic_wait())
+        conv(time::periodic_wait())
     }
 
     /// Never fails in `a653rs`; 0 if the runtime could not start.
     fn get_time() -> ApexSystemTime {
-        api::get_time().unwrap_or(0)
+        time::get_time().unwrap_or(0)
     }
 }
 
 impl ApexTimeP1 for Partita {
     fn timed_wait(delay_time: ApexSystemTime) -> R<()> {
-        conv(api::timed_wait(delay_time))
+        conv(time::timed_wait(delay_time))
     }
 
     fn replenish(budget_time: ApexSystemTime) -> R<()> {
-        conv(api::replenish(budget_time))
+        conv(time::replenish(budget_time))
     }
 }
 
@@ -329,11 +330,11 @@ fn error_code(c: ErrorCode) -> core::ErrorCode {
 
 impl ApexErrorP4 for Partita {
     fn report_application_message(message: &[ApexByte]) -> R<()> {
-        conv(api::report_application_message(message))
+        conv(hm::report_application_message(message))
     }
 
     fn raise_application_error(error_code: ErrorCode, message: &[ApexByte]) -> R<()> {
-        conv(api::raise_application_error(
+        conv(hm::raise_application_error(
             self::error_code(error_code),
             message,
         ))
@@ -342,7 +343,7 @@ impl ApexErrorP4 for Partita {
 
 impl ApexErrorP1 for Partita {
     fn create_error_handler(entry_point: SystemAddress, stack_size: StackSize) -> R<()> {
-        conv(api::create_error_handler_entry(
+        conv(hm::create_error_handler_entry(
             entry_point as usize as u64,
             u64::from(stack_size),
             Arc::new(move || entry_point()),
@@ -350,7 +351,7 @@ impl ApexErrorP1 for Partita {
     }
 
     fn get_error_status() -> R<ErrorStatus> {
-        let e = conv(api::get_error_status())?;
+        let e = conv(hm::get_error_status())?;
         Ok(ErrorStatus {
             failed_address: no_address,
             failed_process_id: e.failed_process.map_or(0, |p| ProcessId::from(p.0)),
@@ -381,10 +382,7 @@ impl ApexErrorP1 for Partita {
                 core::ErrorHandlerConcurrency::ProcessSchedule
             }
         };
-        conv(api::configure_error_handler(
-            cc,
-            core_id(processor_core_id)?,
-        ))
+        conv(hm::configure_error_handler(cc, core_id(processor_core_id)?))
     }
 }
 
@@ -396,7 +394,7 @@ impl ApexSemaphoreP1 for Partita {
         queuing_discipline: QueuingDiscipline,
     ) -> R<SemaphoreId> {
         let n = name(&semaphore_name, ErrorReturnCode::InvalidParam)?;
-        conv(api::create_semaphore(
+        conv(semaphore::create_semaphore(
             &n,
             current_value,
             maximum_value,
@@ -406,23 +404,25 @@ impl ApexSemaphoreP1 for Partita {
     }
 
     fn wait_semaphore(semaphore_id: SemaphoreId, time_out: ApexSystemTime) -> R<()> {
-        conv(api::wait_semaphore(
+        conv(semaphore::wait_semaphore(
             core::SemaphoreId(id(semaphore_id)?),
             time_out,
         ))
     }
 
     fn signal_semaphore(semaphore_id: SemaphoreId) -> R<()> {
-        conv(api::signal_semaphore(core::SemaphoreId(id(semaphore_id)?)))
+        conv(semaphore::signal_semaphore(core::SemaphoreId(id(
+            semaphore_id,
+        )?)))
     }
 
     fn get_semaphore_id(semaphore_name: ApexName) -> R<SemaphoreId> {
         let n = name(&semaphore_name, ErrorReturnCode::InvalidConfig)?;
-        conv(api::get_semaphore_id(&n)).map(|s| SemaphoreId::from(s.0))
+        conv(semaphore::get_semaphore_id(&n)).map(|s| SemaphoreId::from(s.0))
     }
 
     fn get_semaphore_status(semaphore_id: SemaphoreId) -> R<SemaphoreStatus> {
-        let s = conv(api::get_semaphore_status(core::SemaphoreId(id(
+        let s = conv(semaphore::get_semaphore_status(core::SemaphoreId(id(
             semaphore_id,
         )?)))?;
         Ok(SemaphoreStatus {
@@ -436,28 +436,28 @@ impl ApexSemaphoreP1 for Partita {
 impl ApexEventP1 for Partita {
     fn create_event(event_name: ApexName) -> R<EventId> {
         let n = name(&event_name, ErrorReturnCode::InvalidParam)?;
-        conv(api::create_event(&n)).map(|e| EventId::from(e.0))
+        conv(event::create_event(&n)).map(|e| EventId::from(e.0))
     }
 
     fn set_event(event_id: EventId) -> R<()> {
-        conv(api::set_event(core::EventId(id(event_id)?)))
+        conv(event::set_event(core::EventId(id(event_id)?)))
     }
 
     fn reset_event(event_id: EventId) -> R<()> {
-        conv(api::reset_event(core::EventId(id(event_id)?)))
+        conv(event::reset_event(core::EventId(id(event_id)?)))
     }
 
     fn wait_event(event_id: EventId, time_out: ApexSystemTime) -> R<()> {
-        conv(api::wait_event(core::EventId(id(event_id)?), time_out))
+        conv(event::wait_event(core::EventId(id(event_id)?), time_out))
     }
 
     fn get_event_id(event_name: ApexName) -> R<EventId> {
         let n = name(&event_name, ErrorReturnCode::InvalidConfig)?;
-        conv(api::get_event_id(&n)).map(|e| EventId::from(e.0))
+        conv(event::get_event_id(&n)).map(|e| EventId::from(e.0))
     }
 
     fn get_event_status(event_id: EventId) -> R<EventStatus> {
-        let s = conv(api::get_event_status(core::EventId(id(event_id)?)))?;
+        let s = conv(event::get_event_status(core::EventId(id(event_id)?)))?;
         Ok(EventStatus {
             event_state: match s.event_state {
                 core::EventState::Down => EventState::Down,
@@ -476,7 +476,7 @@ impl ApexBufferP1 for Partita {
         queuing_discipline: QueuingDiscipline,
     ) -> R<BufferId> {
         let n = name(&buffer_name, ErrorReturnCode::InvalidParam)?;
-        conv(api::create_buffer(
+        conv(buffer::create_buffer(
             &n,
             max_message_size as usize,
             max_nb_message as usize,
@@ -486,7 +486,7 @@ impl ApexBufferP1 for Partita {
     }
 
     fn send_buffer(buffer_id: BufferId, message: &[ApexByte], time_out: ApexSystemTime) -> R<()> {
-        conv(api::send_buffer(
+        conv(buffer::send_buffer(
             core::BufferId(id(buffer_id)?),
             message,
             time_out,
@@ -501,7 +501,7 @@ impl ApexBufferP1 for Partita {
         time_out: ApexSystemTime,
         message: &mut [ApexByte],
     ) -> R<MessageSize> {
-        conv(api::receive_buffer(
+        conv(buffer::receive_buffer(
             core::BufferId(id(buffer_id)?),
             time_out,
             message,
@@ -511,11 +511,11 @@ impl ApexBufferP1 for Partita {
 
     fn get_buffer_id(buffer_name: ApexName) -> R<BufferId> {
         let n = name(&buffer_name, ErrorReturnCode::InvalidConfig)?;
-        conv(api::get_buffer_id(&n)).map(|b| BufferId::from(b.0))
+        conv(buffer::get_buffer_id(&n)).map(|b| BufferId::from(b.0))
     }
 
     fn get_buffer_status(buffer_id: BufferId) -> R<BufferStatus> {
-        let s = conv(api::get_buffer_status(core::BufferId(id(buffer_id)?)))?;
+        let s = conv(buffer::get_buffer_status(core::BufferId(id(buffer_id)?)))?;
         Ok(BufferStatus {
             nb_message: size(s.nb_message),
             max_nb_message: size(s.max_nb_message),
@@ -531,11 +531,12 @@ impl ApexBlackboardP1 for Partita {
         max_message_size: MessageSize,
     ) -> R<BlackboardId> {
         let n = name(&blackboard_name, ErrorReturnCode::InvalidParam)?;
-        conv(api::create_blackboard(&n, max_message_size as usize)).map(|b| BlackboardId::from(b.0))
+        conv(blackboard::create_blackboard(&n, max_message_size as usize))
+            .map(|b| BlackboardId::from(b.0))
     }
 
     fn display_blackboard(blackboard_id: BlackboardId, message: &[ApexByte]) -> R<()> {
-        conv(api::display_blackboard(
+        conv(blackboard::display_blackboard(
             core::BlackboardId(id(blackboard_id)?),
             message,
         ))
@@ -549,7 +550,7 @@ impl ApexBlackboardP1 for Partita {
         time_out: ApexSystemTime,
         message: &mut [ApexByte],
     ) -> R<MessageSize> {
-        conv(api::read_blackboard(
+        conv(blackboard::read_blackboard(
             core::BlackboardId(id(blackboard_id)?),
             time_out,
             message,
@@ -558,18 +559,18 @@ impl ApexBlackboardP1 for Partita {
     }
 
     fn clear_blackboard(blackboard_id: BlackboardId) -> R<()> {
-        conv(api::clear_blackboard(core::BlackboardId(id(
+        conv(blackboard::clear_blackboard(core::BlackboardId(id(
             blackboard_id,
         )?)))
     }
 
     fn get_blackboard_id(blackboard_name: ApexName) -> R<BlackboardId> {
         let n = name(&blackboard_name, ErrorReturnCode::InvalidConfig)?;
-        conv(api::get_blackboard_id(&n)).map(|b| BlackboardId::from(b.0))
+        conv(blackboard::get_blackboard_id(&n)).map(|b| BlackboardId::from(b.0))
     }
 
     fn get_blackboard_status(blackboard_id: BlackboardId) -> R<BlackboardStatus> {
-        let s = conv(api::get_blackboard_status(core::BlackboardId(id(
+        let s = conv(blackboard::get_blackboard_status(core::BlackboardId(id(
             blackboard_id,
         )?)))?;
         Ok(BlackboardStatus {
@@ -590,7 +591,7 @@ impl ApexMutexP1 for Partita {
         queuing_discipline: QueuingDiscipline,
     ) -> R<MutexId> {
         let n = name(&mutex_name, ErrorReturnCode::InvalidParam)?;
-        conv(api::create_mutex(
+        conv(mutex::create_mutex(
             &n,
             mutex_priority,
             discipline(queuing_discipline),
@@ -599,15 +600,15 @@ impl ApexMutexP1 for Partita {
     }
 
     fn acquire_mutex(mutex_id: MutexId, time_out: ApexSystemTime) -> R<()> {
-        conv(api::acquire_mutex(core::MutexId(id(mutex_id)?), time_out))
+        conv(mutex::acquire_mutex(core::MutexId(id(mutex_id)?), time_out))
     }
 
     fn release_mutex(mutex_id: MutexId) -> R<()> {
-        conv(api::release_mutex(core::MutexId(id(mutex_id)?)))
+        conv(mutex::release_mutex(core::MutexId(id(mutex_id)?)))
     }
 
     fn reset_mutex(mutex_id: MutexId, process_id: ProcessId) -> R<()> {
-        conv(api::reset_mutex(
+        conv(mutex::reset_mutex(
             core::MutexId(id(mutex_id)?),
             pid(process_id)?,
         ))
@@ -615,11 +616,11 @@ impl ApexMutexP1 for Partita {
 
     fn get_mutex_id(mutex_name: ApexName) -> R<MutexId> {
         let n = name(&mutex_name, ErrorReturnCode::InvalidConfig)?;
-        conv(api::get_mutex_id(&n)).map(|m| MutexId::from(m.0))
+        conv(mutex::get_mutex_id(&n)).map(|m| MutexId::from(m.0))
     }
 
     fn get_mutex_status(mutex_id: MutexId) -> R<MutexStatus> {
-        let s = conv(api::get_mutex_status(core::MutexId(id(mutex_id)?)))?;
+        let s = conv(mutex::get_mutex_status(core::MutexId(id(mutex_id)?)))?;
         Ok(MutexStatus {
             mutex_owner: s.mutex_owner.map_or(0, |p| ProcessId::from(p.0)),
             mutex_state: match s.mutex_state {
@@ -634,7 +635,7 @@ impl ApexMutexP1 for Partita {
 
     fn get_process_mutex_state(process_id: ProcessId) -> R<MutexId> {
         Ok(
-            match conv(api::get_process_mutex_state(pid(process_id)?))? {
+            match conv(mutex::get_process_mutex_state(pid(process_id)?))? {
                 core::MutexOwnership::None => NO_MUTEX_OWNED,
                 core::MutexOwnership::PreemptionLock => PREEMPTION_LOCK_MUTEX,
                 core::MutexOwnership::Owned(m) => MutexId::from(m.0),

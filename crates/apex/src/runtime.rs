@@ -177,7 +177,7 @@ impl Runtime {
         let mut g = self.kernel.lock().unwrap_or_else(|p| p.into_inner());
         HOLDS_KERNEL.with(|h| h.set(true));
         // A module schedule switch may have changed the partition's timing.
-        crate::schedules::refresh(self.control(), &mut g);
+        crate::apex::part2::schedules::refresh(self.control(), &mut g);
         KernelGuard(g)
     }
 

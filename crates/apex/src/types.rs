@@ -578,7 +578,7 @@ impl Default for ErrorStatusType {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Partita extension (ARINC 653 Part 2-style): system-partition services (crate::system)
+// Partita extension (ARINC 653 Part 2-style): system-partition services (crate::apex::part2::system)
 // ---------------------------------------------------------------------------------------------
 
 /// `HM_LEVEL_TYPE`.

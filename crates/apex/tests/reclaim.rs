@@ -5,7 +5,9 @@
 //! by a few pages per thread. Standalone (no manager); a test binary without harness: exit 0
 //! when the checks pass, 1 on a failed check, 2 on a hang.
 
-use partita_apex::api::{self, name, Attributes, DeadlineType, INFINITE_TIME_VALUE};
+use partita_apex::apex::intra::semaphore;
+use partita_apex::apex::process::{self, DeadlineType, ProcessAttributes};
+use partita_apex::apex::{name, partition, time, INFINITE_TIME_VALUE};
 use partita_apex::core::{QueuingDiscipline, SemaphoreId};
 use partita_apex::reclaim;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -43,8 +45,8 @@ fn touch(depth: usize) -> u8 {
     }
 }
 
-fn attrs(n: &str, prio: i32) -> Attributes {
-    Attributes {
+fn attrs(n: &str, prio: i32) -> ProcessAttributes {
+    ProcessAttributes {
         name: name(n),
         entry: 0,
         stack_size: 2 * MIB,
@@ -65,30 +67,30 @@ fn main() {
         eprintln!("reclaim: FAILED: timed out");
         std::process::exit(2);
     });
-    let ready = api::create_semaphore(&name("ready"), 0, 1, QueuingDiscipline::Fifo).unwrap();
-    let never = api::create_semaphore(&name("never"), 0, 1, QueuingDiscipline::Fifo).unwrap();
+    let ready = semaphore::create_semaphore(&name("ready"), 0, 1, QueuingDiscipline::Fifo).unwrap();
+    let never = semaphore::create_semaphore(&name("never"), 0, 1, QueuingDiscipline::Fifo).unwrap();
     READY.store(ready.0, Ordering::Release);
     NEVER.store(never.0, Ordering::Release);
-    let deep = api::create_process(&attrs("deep", 10), || {
+    let deep = process::create_process(&attrs("deep", 10), || {
         std::hint::black_box(touch(16)); // ~1 MiB of stack, dead once returned
                                          // The controller (higher) preempts us inside this call; it then STOPs us.
-        api::signal_semaphore(sem(&READY)).unwrap();
-        let _ = api::wait_semaphore(sem(&NEVER), INFINITE_TIME_VALUE);
+        semaphore::signal_semaphore(sem(&READY)).unwrap();
+        let _ = semaphore::wait_semaphore(sem(&NEVER), INFINITE_TIME_VALUE);
     })
     .unwrap();
-    let ctl = api::create_process(&attrs("ctl", 20), move || {
+    let ctl = process::create_process(&attrs("ctl", 20), move || {
         let mut baseline = 0;
         for i in 0..CYCLES + 4 {
-            api::start(deep).unwrap();
-            api::wait_semaphore(sem(&READY), INFINITE_TIME_VALUE).unwrap();
-            api::stop(deep).unwrap();
+            process::start(deep).unwrap();
+            semaphore::wait_semaphore(sem(&READY), INFINITE_TIME_VALUE).unwrap();
+            process::stop(deep).unwrap();
             if i == 3 {
                 // Let the abandoned threads reach their parking place, then measure.
-                api::timed_wait(20_000_000).unwrap();
+                time::timed_wait(20_000_000).unwrap();
                 baseline = rss();
             }
         }
-        api::timed_wait(50_000_000).unwrap();
+        time::timed_wait(50_000_000).unwrap();
         let grown = rss().saturating_sub(baseline);
         println!(
             "reclaim: {} threads parked, {} KiB of ranges released, resident memory grew by {} KiB over {CYCLES} STOP/START cycles",
@@ -111,8 +113,8 @@ fn main() {
         std::process::exit(0);
     })
     .unwrap();
-    api::start(ctl).unwrap();
-    let _ = api::set_partition_mode(partita_apex::core::OperatingMode::Normal);
+    process::start(ctl).unwrap();
+    let _ = partition::set_partition_mode(partita_apex::core::OperatingMode::Normal);
     eprintln!("reclaim: FAILED: SET_PARTITION_MODE(NORMAL) returned");
     std::process::exit(1);
 }

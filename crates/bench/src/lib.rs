@@ -74,7 +74,7 @@ pub(crate) fn settle_clock() {
     let until = partita_sys::time::monotonic_ns() + 200_000_000;
     while c.enabled() && !c.calibrated() && partita_sys::time::monotonic_ns() < until {
         // Readings are what calibrate it.
-        std::hint::black_box(partita_apex::api::get_time().ok());
+        std::hint::black_box(partita_apex::apex::time::get_time().ok());
         std::hint::spin_loop();
     }
 }

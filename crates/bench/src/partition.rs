@@ -2,7 +2,7 @@
 //! (`partita __bench-spinner`).
 
 use crate::log::{self, status, WriterLog};
-use partita_apex::api;
+use partita_apex::apex;
 use partita_apex::core::OperatingMode;
 use std::path::Path;
 use std::sync::Arc;
@@ -64,21 +64,21 @@ fn partition(args: &[String]) -> Result<(), String> {
             partita_apex::runtime::init_error().unwrap_or_default()
         )
     })?;
-    let period = api::get_partition_status()
+    let period = apex::partition::get_partition_status()
         .map_err(|e| fail(1, "GET_PARTITION_STATUS", e))?
         .period;
     for i in 1..processes.max(1) {
-        let attrs = api::Attributes {
-            name: api::name(&format!("periodic-{i}")),
+        let attrs = apex::process::ProcessAttributes {
+            name: apex::name(&format!("periodic-{i}")),
             entry: 0,
             stack_size: STACK,
             base_priority: PERIODIC_PRIORITY,
             period,
-            time_capacity: api::INFINITE_TIME_VALUE,
-            deadline: api::DeadlineType::Soft,
+            time_capacity: apex::INFINITE_TIME_VALUE,
+            deadline: apex::process::DeadlineType::Soft,
         };
         let l = log.clone();
-        let pid = api::create_process(&attrs, move || loop {
+        let pid = apex::process::create_process(&attrs, move || loop {
             l.slot().activation();
             // Trivial work.
             let mut x = 0u64;
@@ -86,7 +86,7 @@ fn partition(args: &[String]) -> Result<(), String> {
                 x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(k));
             }
             std::hint::black_box(x);
-            if api::periodic_wait().is_err() {
+            if apex::time::periodic_wait().is_err() {
                 return;
             }
         })
@@ -94,26 +94,27 @@ fn partition(args: &[String]) -> Result<(), String> {
         rt.call(|k, now, me| k.delayed_start(now, me, pid, delay))
             .map_err(|e| fail(3, "DELAYED_START", e))?;
     }
-    let attrs = api::Attributes {
-        name: api::name("spinner"),
+    let attrs = apex::process::ProcessAttributes {
+        name: apex::name("spinner"),
         entry: 0,
         stack_size: STACK,
         base_priority: SPINNER_PRIORITY,
-        period: api::INFINITE_TIME_VALUE,
-        time_capacity: api::INFINITE_TIME_VALUE,
-        deadline: api::DeadlineType::Soft,
+        period: apex::INFINITE_TIME_VALUE,
+        time_capacity: apex::INFINITE_TIME_VALUE,
+        deadline: apex::process::DeadlineType::Soft,
     };
     let l = log.clone();
-    let spinner = api::create_process(&attrs, move || {
+    let spinner = apex::process::create_process(&attrs, move || {
         if workaround {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         log::spin(l.slot(), threshold, || rt.now());
     })
     .map_err(|e| fail(4, "CREATE_PROCESS (spinner)", e))?;
-    api::start(spinner).map_err(|e| fail(5, "START", e))?;
+    apex::process::start(spinner).map_err(|e| fail(5, "START", e))?;
     log.slot().set_status(status::NORMAL);
-    api::set_partition_mode(OperatingMode::Normal).map_err(|e| fail(6, "SET_PARTITION_MODE", e))
+    apex::partition::set_partition_mode(OperatingMode::Normal)
+        .map_err(|e| fail(6, "SET_PARTITION_MODE", e))
 }
 
 /// Entry point of a bare-floor spinner: `partita __bench-spinner LOG SLOT THRESHOLD_NS`

@@ -1,8 +1,34 @@
-//! Health monitoring services (ARINC 653 Part 1, 3.8) beyond REPORT_APPLICATION_MESSAGE (in
-//! the parent module): the error handler, RAISE_APPLICATION_ERROR and GET_ERROR_STATUS.
+//! Health monitoring services (ARINC 653 Part 1, 3.8): REPORT_APPLICATION_MESSAGE, the error
+//! handler, RAISE_APPLICATION_ERROR and GET_ERROR_STATUS.
 
 use super::*;
+use crate::apex::hm;
 use partita_apex_core::{ErrorCode, ErrorHandlerConcurrency, ErrorStatus};
+use std::sync::Arc;
+
+/// REPORT_APPLICATION_MESSAGE.
+#[no_mangle]
+pub extern "C" fn REPORT_APPLICATION_MESSAGE(
+    message_addr: *const ApexByte,
+    length: MessageSizeType,
+    return_code: *mut ReturnCodeType,
+) {
+    let len = match usize::try_from(length) {
+        Ok(l) if l <= hm::MAX_ERROR_MESSAGE_SIZE => l,
+        _ => return put_rc(return_code, Err(ReturnCode::InvalidParam)),
+    };
+    if message_addr.is_null() && len > 0 {
+        return put_rc(return_code, Err(ReturnCode::InvalidParam));
+    }
+    let msg: &[u8] = if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller passes a pointer to at least `length` readable bytes (checked
+        // non-null and within MAX_ERROR_MESSAGE_SIZE above).
+        unsafe { std::slice::from_raw_parts(message_addr, len) }
+    };
+    put_rc(return_code, hm::report_application_message(msg));
+}
 
 /// CREATE_ERROR_HANDLER. `INVALID_PARAM` for a null entry point.
 #[no_mangle]
@@ -20,7 +46,7 @@ pub extern "C" fn CREATE_ERROR_HANDLER(
     let entry = CEntry(f);
     put_rc(
         return_code,
-        api::create_error_handler_entry(
+        hm::create_error_handler_entry(
             entry_point as usize as u64,
             stack_size as u64,
             Arc::new(move || (entry.0)()),
@@ -49,7 +75,7 @@ pub extern "C" fn GET_ERROR_STATUS(
     put_out(
         error_status,
         return_code,
-        api::get_error_status(),
+        hm::get_error_status(),
         self::error_status,
     );
 }
@@ -82,7 +108,7 @@ pub extern "C" fn RAISE_APPLICATION_ERROR(
     // The code is stored before the call: with an error handler the call returns only after
     // the handler ran, and the handler may stop the caller (its thread then never returns).
     put_rc(return_code, Ok(()));
-    put_rc(return_code, api::raise_application_error(code, msg));
+    put_rc(return_code, hm::raise_application_error(code, msg));
 }
 
 /// CONFIGURE_ERROR_HANDLER. `CORE_AFFINITY_NO_PREFERENCE` means the partition's first core.
@@ -99,6 +125,6 @@ pub extern "C" fn CONFIGURE_ERROR_HANDLER(
         CORE_AFFINITY_NO_PREFERENCE => Ok(0),
         c => u32::try_from(c).map_err(|_| ReturnCode::InvalidConfig),
     }
-    .and_then(|core| api::configure_error_handler(concurrency, core));
+    .and_then(|core| hm::configure_error_handler(concurrency, core));
     put_rc(return_code, r);
 }

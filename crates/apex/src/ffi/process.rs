@@ -1,8 +1,70 @@
-//! Process management services (ARINC 653 Part 1, 3.3) beyond CREATE_PROCESS, START and
-//! GET_MY_ID (in the parent module).
+//! Process management services (ARINC 653 Part 1, 3.3).
 
 use super::*;
-use partita_apex_core::{ProcessState, ProcessStatus};
+use crate::apex::process;
+use partita_apex_core::{
+    DeadlineType as CoreDeadline, ProcessAttributes, ProcessState, ProcessStatus,
+};
+use std::sync::Arc;
+
+/// CREATE_PROCESS.
+#[no_mangle]
+pub extern "C" fn CREATE_PROCESS(
+    attributes: *const ProcessAttributeType,
+    process_id: *mut ProcessIdType,
+    return_code: *mut ReturnCodeType,
+) {
+    let Some(a) = get(attributes) else {
+        return put_rc(return_code, Err(ReturnCode::InvalidParam));
+    };
+    if a.entry_point.is_null() {
+        return put_rc(return_code, Err(ReturnCode::InvalidParam));
+    }
+    let deadline = match a.deadline {
+        SOFT => CoreDeadline::Soft,
+        HARD => CoreDeadline::Hard,
+        _ => return put_rc(return_code, Err(ReturnCode::InvalidParam)),
+    };
+    let name = name_of(&a.name);
+    // SAFETY: the caller's ENTRY_POINT is, per the binding, the address of a
+    // `void (*)(void)` function; it was checked non-null above.
+    let f: extern "C" fn() = unsafe { std::mem::transmute(a.entry_point) };
+    let entry = CEntry(f);
+    let attrs = ProcessAttributes {
+        name,
+        entry: a.entry_point as usize as u64,
+        stack_size: a.stack_size as u64,
+        base_priority: a.base_priority,
+        period: a.period,
+        time_capacity: a.time_capacity,
+        deadline,
+    };
+    match process::create_process_entry(&attrs, Arc::new(move || (entry.0)())) {
+        Ok(pid) => {
+            put(process_id, pid.0 as ProcessIdType);
+            put_rc(return_code, Ok(()));
+        }
+        Err(e) => put_rc(return_code, Err(e)),
+    }
+}
+
+/// START.
+#[no_mangle]
+pub extern "C" fn START(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
+    put_rc(return_code, pid_of(process_id).and_then(process::start));
+}
+
+/// GET_MY_ID.
+#[no_mangle]
+pub extern "C" fn GET_MY_ID(process_id: *mut ProcessIdType, return_code: *mut ReturnCodeType) {
+    match process::get_my_id() {
+        Ok(p) => {
+            put(process_id, p.0 as ProcessIdType);
+            put_rc(return_code, Ok(()));
+        }
+        Err(e) => put_rc(return_code, Err(e)),
+    }
+}
 
 /// DELAYED_START.
 #[no_mangle]
@@ -13,38 +75,38 @@ pub extern "C" fn DELAYED_START(
 ) {
     put_rc(
         return_code,
-        pid_of(process_id).and_then(|p| api::delayed_start(p, delay_time)),
+        pid_of(process_id).and_then(|p| process::delayed_start(p, delay_time)),
     );
 }
 
 /// STOP.
 #[no_mangle]
 pub extern "C" fn STOP(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, pid_of(process_id).and_then(api::stop));
+    put_rc(return_code, pid_of(process_id).and_then(process::stop));
 }
 
 /// STOP_SELF: does not return when called by a process; the main process gets no effect.
 #[no_mangle]
 pub extern "C" fn STOP_SELF() {
-    let _ = api::stop_self();
+    let _ = process::stop_self();
 }
 
 /// SUSPEND_SELF.
 #[no_mangle]
 pub extern "C" fn SUSPEND_SELF(time_out: SystemTimeType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, api::suspend_self(time_out));
+    put_rc(return_code, process::suspend_self(time_out));
 }
 
 /// SUSPEND.
 #[no_mangle]
 pub extern "C" fn SUSPEND(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, pid_of(process_id).and_then(api::suspend));
+    put_rc(return_code, pid_of(process_id).and_then(process::suspend));
 }
 
 /// RESUME.
 #[no_mangle]
 pub extern "C" fn RESUME(process_id: ProcessIdType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, pid_of(process_id).and_then(api::resume));
+    put_rc(return_code, pid_of(process_id).and_then(process::resume));
 }
 
 /// SET_PRIORITY.
@@ -56,7 +118,7 @@ pub extern "C" fn SET_PRIORITY(
 ) {
     put_rc(
         return_code,
-        pid_of(process_id).and_then(|p| api::set_priority(p, priority)),
+        pid_of(process_id).and_then(|p| process::set_priority(p, priority)),
     );
 }
 
@@ -66,7 +128,7 @@ pub extern "C" fn LOCK_PREEMPTION(
     lock_level: *mut LockLevelType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_out(lock_level, return_code, api::lock_preemption(), |l| l);
+    put_out(lock_level, return_code, process::lock_preemption(), |l| l);
 }
 
 /// UNLOCK_PREEMPTION.
@@ -75,7 +137,7 @@ pub extern "C" fn UNLOCK_PREEMPTION(
     lock_level: *mut LockLevelType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_out(lock_level, return_code, api::unlock_preemption(), |l| l);
+    put_out(lock_level, return_code, process::unlock_preemption(), |l| l);
 }
 
 /// GET_PROCESS_ID.
@@ -85,7 +147,7 @@ pub extern "C" fn GET_PROCESS_ID(
     process_id: *mut ProcessIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(process_name).and_then(|n| api::get_process_id(&n));
+    let r = name_in(process_name).and_then(|n| process::get_process_id(&n));
     put_out(process_id, return_code, r, |p| p.0 as ProcessIdType);
 }
 
@@ -122,7 +184,7 @@ pub extern "C" fn GET_PROCESS_STATUS(
     process_status: *mut ProcessStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = pid_of(process_id).and_then(api::get_process_status);
+    let r = pid_of(process_id).and_then(process::get_process_status);
     put_out(process_status, return_code, r, self::process_status);
 }
 
@@ -139,7 +201,7 @@ pub extern "C" fn INITIALIZE_PROCESS_CORE_AFFINITY(
         c => u32::try_from(c).map_err(|_| ReturnCode::InvalidConfig),
     };
     let r = pid_of(process_id)
-        .and_then(|p| core.and_then(|c| api::initialize_process_core_affinity(p, c)));
+        .and_then(|p| core.and_then(|c| process::initialize_process_core_affinity(p, c)));
     put_rc(return_code, r);
 }
 
@@ -152,7 +214,7 @@ pub extern "C" fn GET_MY_PROCESSOR_CORE_ID(
     put_out(
         processor_core_id,
         return_code,
-        api::get_my_processor_core_id(),
+        process::get_my_processor_core_id(),
         |c| c as ProcessorCoreIdType,
     );
 }
@@ -163,7 +225,7 @@ pub extern "C" fn GET_MY_INDEX(
     process_index: *mut ProcessIndexType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_out(process_index, return_code, api::get_my_index(), |i| {
+    put_out(process_index, return_code, process::get_my_index(), |i| {
         i as ProcessIndexType
     });
 }

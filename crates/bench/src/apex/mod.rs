@@ -13,7 +13,7 @@ use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::switch::{git, machine, Machine};
 use crate::BenchError;
-use partita_apex::api;
+use partita_apex::apex;
 use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
 use partita_manager::{ModulePlan, PartitionSpec, RunOptions};
 use partita_schedule::{FramePlan, Window};

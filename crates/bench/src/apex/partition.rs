@@ -244,19 +244,21 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
         move |e| format!("{what}: {e:?}")
     }
     let fifo = QueuingDiscipline::Fifo;
-    let sem = api::create_semaphore(&api::name("bench-sem"), 0, 1, fifo)
+    let sem = apex::intra::semaphore::create_semaphore(&apex::name("bench-sem"), 0, 1, fifo)
         .map_err(err("CREATE_SEMAPHORE"))?;
-    let hsem = api::create_semaphore(&api::name("handoff-sem"), 0, 1, fifo)
+    let hsem = apex::intra::semaphore::create_semaphore(&apex::name("handoff-sem"), 0, 1, fifo)
         .map_err(err("CREATE_SEMAPHORE"))?;
-    let hold = api::create_semaphore(&api::name("hold-sem"), 0, 1, fifo)
+    let hold = apex::intra::semaphore::create_semaphore(&apex::name("hold-sem"), 0, 1, fifo)
         .map_err(err("CREATE_SEMAPHORE"))?;
-    let ev = api::create_event(&api::name("bench-event")).map_err(err("CREATE_EVENT"))?;
-    let hev = api::create_event(&api::name("handoff-event")).map_err(err("CREATE_EVENT"))?;
-    let buf = api::create_buffer(&api::name("bench-buffer"), 64, 4, fifo)
+    let ev = apex::intra::event::create_event(&apex::name("bench-event"))
+        .map_err(err("CREATE_EVENT"))?;
+    let hev = apex::intra::event::create_event(&apex::name("handoff-event"))
+        .map_err(err("CREATE_EVENT"))?;
+    let buf = apex::intra::buffer::create_buffer(&apex::name("bench-buffer"), 64, 4, fifo)
         .map_err(err("CREATE_BUFFER"))?;
-    let bb = api::create_blackboard(&api::name("bench-blackboard"), 64)
+    let bb = apex::intra::blackboard::create_blackboard(&apex::name("bench-blackboard"), 64)
         .map_err(err("CREATE_BLACKBOARD"))?;
-    let mtx = api::create_mutex(&api::name("bench-mutex"), MUTEX_CEILING, fifo)
+    let mtx = apex::intra::mutex::create_mutex(&apex::name("bench-mutex"), MUTEX_CEILING, fifo)
         .map_err(err("CREATE_MUTEX"))?;
     let park_lowering = match std::env::var("PARTITA_PARK_LOWERING").ok().as_deref() {
         Some("0") => Some(false),
@@ -281,20 +283,20 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
         kept: [AtomicU64::new(0), AtomicU64::new(0)],
         errors: Mutex::new(Vec::new()),
     });
-    let attrs = |name: &str, prio: i32| api::Attributes {
-        name: api::name(name),
+    let attrs = |name: &str, prio: i32| apex::process::ProcessAttributes {
+        name: apex::name(name),
         entry: 0,
         stack_size: STACK,
         base_priority: prio,
-        period: api::INFINITE_TIME_VALUE,
-        time_capacity: api::INFINITE_TIME_VALUE,
-        deadline: api::DeadlineType::Soft,
+        period: apex::INFINITE_TIME_VALUE,
+        time_capacity: apex::INFINITE_TIME_VALUE,
+        deadline: apex::process::DeadlineType::Soft,
     };
 
     // The partner: woken by the measuring process, records the instant it runs.
     let total = n + WARMUP;
     let h = sh.clone();
-    let partner = api::create_process(&attrs("partner", HIGH_PRIORITY), move || {
+    let partner = apex::process::create_process(&attrs("partner", HIGH_PRIORITY), move || {
         let note = |s: String| h.errors.lock().unwrap_or_else(|e| e.into_inner()).push(s);
         for (k, phase) in [PH_SEM, PH_EVT].into_iter().enumerate() {
             let mut wake = h.wake[k].lock().unwrap_or_else(|e| e.into_inner());
@@ -302,13 +304,13 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
             loop {
                 let r = if phase == PH_SEM {
                     h.tb.store(now(), Ordering::Release);
-                    api::wait_semaphore(hsem, api::INFINITE_TIME_VALUE)
+                    apex::intra::semaphore::wait_semaphore(hsem, apex::INFINITE_TIME_VALUE)
                 } else {
-                    if let Err(e) = api::reset_event(hev) {
+                    if let Err(e) = apex::intra::event::reset_event(hev) {
                         note(format!("RESET_EVENT (hand-off): {e:?}"));
                     }
                     h.tb.store(now(), Ordering::Release);
-                    api::wait_event(hev, api::INFINITE_TIME_VALUE)
+                    apex::intra::event::wait_event(hev, apex::INFINITE_TIME_VALUE)
                 };
                 let t1 = now();
                 if h.phase.load(Ordering::Acquire) != phase {
@@ -325,13 +327,13 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
             }
         }
         // Done: sleep for good (nobody signals `hold`).
-        let _ = api::wait_semaphore(hold, api::INFINITE_TIME_VALUE);
+        let _ = apex::intra::semaphore::wait_semaphore(hold, apex::INFINITE_TIME_VALUE);
     })
     .map_err(err("CREATE_PROCESS (partner)"))?;
 
     let m = sh.clone();
     let path2 = path.to_path_buf();
-    let measure = api::create_process(&attrs("measure", LOW_PRIORITY), move || {
+    let measure = apex::process::create_process(&attrs("measure", LOW_PRIORITY), move || {
         // Let the main thread become the APEX timer thread first (see `partition_main`).
         std::thread::sleep(Duration::from_millis(1));
         let r = measure(n, g, &m, (sem, hsem, ev, hev, buf, bb, mtx));
@@ -346,12 +348,12 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
         r.notes
             .extend(m.errors.lock().unwrap_or_else(|e| e.into_inner()).drain(..));
         write_result(&path2, &r);
-        let _ = api::wait_semaphore(hold, api::INFINITE_TIME_VALUE);
+        let _ = apex::intra::semaphore::wait_semaphore(hold, apex::INFINITE_TIME_VALUE);
     })
     .map_err(err("CREATE_PROCESS (measure)"))?;
-    api::start(partner).map_err(err("START (partner)"))?;
-    api::start(measure).map_err(err("START (measure)"))?;
-    api::set_partition_mode(OperatingMode::Normal).map_err(err("SET_PARTITION_MODE"))
+    apex::process::start(partner).map_err(err("START (partner)"))?;
+    apex::process::start(measure).map_err(err("START (measure)"))?;
+    apex::partition::set_partition_mode(OperatingMode::Normal).map_err(err("SET_PARTITION_MODE"))
 }
 
 type Objects = (
@@ -398,116 +400,122 @@ pub(super) fn measure(
         a: Samples::new(n * 4),
         b: Samples::new(n * 4),
     };
-    let me = api::get_my_id().map_err(|e| format!("GET_MY_ID: {e:?}"))?;
-    let my_name = api::name("measure");
+    let me = apex::process::get_my_id().map_err(|e| format!("GET_MY_ID: {e:?}"))?;
+    let my_name = apex::name("measure");
 
     // Identity and status services.
-    o.one("GET_TIME", true, "", api::get_time, |_| {});
-    o.one("GET_MY_ID", true, "", api::get_my_id, |_| {});
+    o.one("GET_TIME", true, "", apex::time::get_time, |_| {});
+    o.one("GET_MY_ID", true, "", apex::process::get_my_id, |_| {});
     o.one(
         "GET_PARTITION_STATUS",
         true,
         "",
-        api::get_partition_status,
+        apex::partition::get_partition_status,
         |_| {},
     );
     o.one(
         "GET_PROCESS_ID",
         true,
         "own name, 2 processes",
-        || api::get_process_id(&my_name),
+        || apex::process::get_process_id(&my_name),
         |_| {},
     );
     o.one(
         "GET_PROCESS_STATUS",
         true,
         "own id",
-        || api::get_process_status(me),
+        || apex::process::get_process_status(me),
         |_| {},
     );
-    o.one("GET_MY_INDEX", true, "", api::get_my_index, |_| {});
+    o.one(
+        "GET_MY_INDEX",
+        true,
+        "",
+        apex::process::get_my_index,
+        |_| {},
+    );
     o.one(
         "GET_MY_PROCESSOR_CORE_ID",
         true,
         "",
-        api::get_my_processor_core_id,
+        apex::process::get_my_processor_core_id,
         |_| {},
     );
     let names = [
-        api::name("bench-sem"),
-        api::name("bench-event"),
-        api::name("bench-buffer"),
-        api::name("bench-blackboard"),
-        api::name("bench-mutex"),
+        apex::name("bench-sem"),
+        apex::name("bench-event"),
+        apex::name("bench-buffer"),
+        apex::name("bench-blackboard"),
+        apex::name("bench-mutex"),
     ];
     o.one(
         "GET_SEMAPHORE_ID",
         true,
         "3 semaphores",
-        || api::get_semaphore_id(&names[0]),
+        || apex::intra::semaphore::get_semaphore_id(&names[0]),
         |_| {},
     );
     o.one(
         "GET_SEMAPHORE_STATUS",
         true,
         "",
-        || api::get_semaphore_status(sem),
+        || apex::intra::semaphore::get_semaphore_status(sem),
         |_| {},
     );
     o.one(
         "GET_EVENT_ID",
         true,
         "2 events",
-        || api::get_event_id(&names[1]),
+        || apex::intra::event::get_event_id(&names[1]),
         |_| {},
     );
     o.one(
         "GET_EVENT_STATUS",
         true,
         "",
-        || api::get_event_status(ev),
+        || apex::intra::event::get_event_status(ev),
         |_| {},
     );
     o.one(
         "GET_BUFFER_ID",
         true,
         "",
-        || api::get_buffer_id(&names[2]),
+        || apex::intra::buffer::get_buffer_id(&names[2]),
         |_| {},
     );
     o.one(
         "GET_BUFFER_STATUS",
         true,
         "",
-        || api::get_buffer_status(buf),
+        || apex::intra::buffer::get_buffer_status(buf),
         |_| {},
     );
     o.one(
         "GET_BLACKBOARD_ID",
         true,
         "",
-        || api::get_blackboard_id(&names[3]),
+        || apex::intra::blackboard::get_blackboard_id(&names[3]),
         |_| {},
     );
     o.one(
         "GET_BLACKBOARD_STATUS",
         true,
         "",
-        || api::get_blackboard_status(bb),
+        || apex::intra::blackboard::get_blackboard_status(bb),
         |_| {},
     );
     o.one(
         "GET_MUTEX_ID",
         true,
         "",
-        || api::get_mutex_id(&names[4]),
+        || apex::intra::mutex::get_mutex_id(&names[4]),
         |_| {},
     );
     o.one(
         "GET_MUTEX_STATUS",
         true,
         "",
-        || api::get_mutex_status(mtx),
+        || apex::intra::mutex::get_mutex_status(mtx),
         |_| {},
     );
 
@@ -515,48 +523,48 @@ pub(super) fn measure(
     o.two(
         ("SIGNAL_SEMAPHORE", "WAIT_SEMAPHORE"),
         ("nobody waiting", "available, time-out 0"),
-        || api::signal_semaphore(sem),
-        || api::wait_semaphore(sem, 0),
+        || apex::intra::semaphore::signal_semaphore(sem),
+        || apex::intra::semaphore::wait_semaphore(sem, 0),
     );
     o.two(
         ("SET_EVENT", "RESET_EVENT"),
         ("nobody waiting", ""),
-        || api::set_event(ev),
-        || api::reset_event(ev),
+        || apex::intra::event::set_event(ev),
+        || apex::intra::event::reset_event(ev),
     );
     let msg = [0x5au8; 16];
     let mut out = [0u8; 64];
     o.two(
         ("DISPLAY_BLACKBOARD", "READ_BLACKBOARD"),
         ("16 bytes", "non-empty, time-out 0"),
-        || api::display_blackboard(bb, &msg),
-        || api::read_blackboard(bb, 0, &mut out).map(|_| ()),
+        || apex::intra::blackboard::display_blackboard(bb, &msg),
+        || apex::intra::blackboard::read_blackboard(bb, 0, &mut out).map(|_| ()),
     );
     let mut out = [0u8; 64];
     o.two(
         ("SEND_BUFFER", "RECEIVE_BUFFER"),
         ("16 bytes, room, time-out 0", "1 message, time-out 0"),
-        || api::send_buffer(buf, &msg, 0),
-        || api::receive_buffer(buf, 0, &mut out).map(|_| ()),
+        || apex::intra::buffer::send_buffer(buf, &msg, 0),
+        || apex::intra::buffer::receive_buffer(buf, 0, &mut out).map(|_| ()),
     );
     o.two(
         ("ACQUIRE_MUTEX", "RELEASE_MUTEX"),
         ("free, time-out 0", ""),
-        || api::acquire_mutex(mtx, 0),
-        || api::release_mutex(mtx),
+        || apex::intra::mutex::acquire_mutex(mtx, 0),
+        || apex::intra::mutex::release_mutex(mtx),
     );
     o.two(
         ("LOCK_PREEMPTION", "UNLOCK_PREEMPTION"),
         ("level 0 -> 1", "level 1 -> 0"),
-        api::lock_preemption,
-        api::unlock_preemption,
+        apex::process::lock_preemption,
+        apex::process::unlock_preemption,
     );
     let text = b"partita bench apex";
     o.one(
         "REPORT_APPLICATION_MESSAGE",
         false,
         "18 bytes: one write(2) to the report pipe",
-        || api::report_application_message(text),
+        || apex::hm::report_application_message(text),
         // Lets the manager drain the pipe: a full pipe would block the calls.
         |i| {
             if i % REPORT_BATCH == 0 {
@@ -579,9 +587,9 @@ pub(super) fn measure(
             sent += 1;
             sh.t0.store(now(), Ordering::Release);
             let r = if phase == PH_SEM {
-                api::signal_semaphore(hsem)
+                apex::intra::semaphore::signal_semaphore(hsem)
             } else {
-                api::set_event(hev)
+                apex::intra::event::set_event(hev)
             };
             let t2 = now();
             b.add(&g, sh.tb.load(Ordering::Acquire), t2, r);
@@ -589,9 +597,9 @@ pub(super) fn measure(
         // Moves the partner on to the next phase (or to its final sleep).
         sh.phase.store(phase + 1, Ordering::Release);
         let _ = if phase == PH_SEM {
-            api::signal_semaphore(hsem)
+            apex::intra::semaphore::signal_semaphore(hsem)
         } else {
-            api::set_event(hev)
+            apex::intra::event::set_event(hev)
         };
     }
     // The partner now sleeps for good and has released `wake`.

@@ -22,7 +22,7 @@ use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::switch::{git, machine, Machine};
 use crate::BenchError;
-use partita_apex::api;
+use partita_apex::apex;
 use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
 use partita_config::model::PortKind;
 use partita_manager::{ChannelSpec, EndSpec, ModulePlan, PartitionSpec, RunOptions};

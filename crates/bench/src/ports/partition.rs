@@ -4,10 +4,10 @@
 //! follows at once, receives them and measures the end-to-end latency.
 
 use super::*;
-use partita_apex::ports_api::{self as ports, PortDirection};
+use partita_apex::apex::inter::PortDirection;
 
 fn now() -> i64 {
-    api::get_time().unwrap_or(0)
+    apex::time::get_time().unwrap_or(0)
 }
 
 /// Keeps samples whose two ends lie in the same window of the partition, away from its edges.
@@ -82,17 +82,18 @@ pub fn ports_partition_main(args: &[String]) -> i32 {
 }
 
 fn process(name: &str, period: i64, body: impl Fn() + Send + Sync + 'static) -> Result<(), String> {
-    let attrs = api::Attributes {
-        name: api::name(name),
+    let attrs = apex::process::ProcessAttributes {
+        name: apex::name(name),
         entry: 0,
         stack_size: 256 * 1024,
         base_priority: 10,
         period,
-        time_capacity: api::INFINITE_TIME_VALUE,
-        deadline: api::DeadlineType::Soft,
+        time_capacity: apex::INFINITE_TIME_VALUE,
+        deadline: apex::process::DeadlineType::Soft,
     };
-    let pid = api::create_process(&attrs, body).map_err(|e| format!("CREATE_PROCESS: {e:?}"))?;
-    api::start(pid).map_err(|e| format!("START: {e:?}"))
+    let pid = apex::process::create_process(&attrs, body)
+        .map_err(|e| format!("CREATE_PROCESS: {e:?}"))?;
+    apex::process::start(pid).map_err(|e| format!("START: {e:?}"))
 }
 
 fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
@@ -124,30 +125,30 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
     let mut out = vec![0u8; SIZES[SIZES.len() - 1]];
     for &size in SIZES {
         let msg: Vec<u8> = (0..size).map(|i| i as u8).collect();
-        let s_out = ports::create_sampling_port(
-            &api::name(&format!("S{size}_OUT")),
+        let s_out = apex::inter::sampling::create_sampling_port(
+            &apex::name(&format!("S{size}_OUT")),
             size,
             PortDirection::Source,
             0,
         )
         .map_err(e("CREATE_SAMPLING_PORT source"))?;
-        let s_in = ports::create_sampling_port(
-            &api::name(&format!("S{size}_IN")),
+        let s_in = apex::inter::sampling::create_sampling_port(
+            &apex::name(&format!("S{size}_IN")),
             size,
             PortDirection::Destination,
             0,
         )
         .map_err(e("CREATE_SAMPLING_PORT destination"))?;
-        let q_out = ports::create_queuing_port(
-            &api::name(&format!("Q{size}_OUT")),
+        let q_out = apex::inter::queuing::create_queuing_port(
+            &apex::name(&format!("Q{size}_OUT")),
             size,
             QUEUE_DEPTH,
             PortDirection::Source,
             QueuingDiscipline::Fifo,
         )
         .map_err(e("CREATE_QUEUING_PORT source"))?;
-        let q_in = ports::create_queuing_port(
-            &api::name(&format!("Q{size}_IN")),
+        let q_in = apex::inter::queuing::create_queuing_port(
+            &apex::name(&format!("Q{size}_IN")),
             size,
             QUEUE_DEPTH,
             PortDirection::Destination,
@@ -214,18 +215,20 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
             time(rw, &mut || slots.write(&msg, 1) > 0);
             time(rr, &mut || slots.read(&mut out).is_some());
             time(sw, &mut || {
-                ports::write_sampling_message(s_out, &msg).is_ok()
+                apex::inter::sampling::write_sampling_message(s_out, &msg).is_ok()
             });
             time(sr, &mut || {
-                ports::read_sampling_message(s_in, &mut out).is_ok()
+                apex::inter::sampling::read_sampling_message(s_in, &mut out).is_ok()
             });
             time(qs, &mut || {
-                ports::send_queuing_message(q_out, &msg, 0).is_ok()
+                apex::inter::queuing::send_queuing_message(q_out, &msg, 0).is_ok()
             });
             time(qr, &mut || {
-                ports::receive_queuing_message(q_in, 0, &mut out).is_ok()
+                apex::inter::queuing::receive_queuing_message(q_in, 0, &mut out).is_ok()
             });
-            time(ts, &mut || std::hint::black_box(api::get_time()).is_ok());
+            time(ts, &mut || {
+                std::hint::black_box(apex::time::get_time()).is_ok()
+            });
             time(tsc, &mut || {
                 std::hint::black_box(partita_sys::time::tsc()) > 0
             });
@@ -263,19 +266,20 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
                             std::hint::black_box(slots.read(&mut out));
                         }
                         4 => {
-                            let _ = ports::write_sampling_message(s_out, &msg);
+                            let _ = apex::inter::sampling::write_sampling_message(s_out, &msg);
                         }
                         5 => {
-                            let _ = ports::read_sampling_message(s_in, &mut out);
+                            let _ = apex::inter::sampling::read_sampling_message(s_in, &mut out);
                         }
                         6 => {
-                            let _ = ports::send_queuing_message(q_out, &msg, 0);
+                            let _ = apex::inter::queuing::send_queuing_message(q_out, &msg, 0);
                         }
                         7 => {
-                            let _ = ports::receive_queuing_message(q_in, 0, &mut out);
+                            let _ =
+                                apex::inter::queuing::receive_queuing_message(q_in, 0, &mut out);
                         }
                         8 => {
-                            let _ = std::hint::black_box(api::get_time());
+                            let _ = std::hint::black_box(apex::time::get_time());
                         }
                         9 => {
                             std::hint::black_box(partita_sys::time::tsc());
@@ -315,8 +319,8 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
             });
         }
     }
-    let lat_out = ports::create_queuing_port(
-        &api::name("LAT_OUT"),
+    let lat_out = apex::inter::queuing::create_queuing_port(
+        &apex::name("LAT_OUT"),
         16,
         8,
         PortDirection::Source,
@@ -327,15 +331,15 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
     // Latency: one message 150 us before the end of each window.
     let lead: i64 = 150_000;
     process("sender", frame, move || loop {
-        let _ = api::periodic_wait();
+        let _ = apex::time::periodic_wait();
         let start = now() / frame * frame;
         while now() < start + window - lead {
             std::hint::spin_loop();
         }
         let t = now();
-        let _ = ports::send_queuing_message(lat_out, &t.to_le_bytes()[..], 0);
+        let _ = apex::inter::queuing::send_queuing_message(lat_out, &t.to_le_bytes()[..], 0);
     })?;
-    api::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
+    apex::partition::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
     Err("SET_PARTITION_MODE(NORMAL) returned".into())
 }
 
@@ -345,20 +349,26 @@ fn latency(args: &[String]) -> Result<std::convert::Infallible, String> {
     let offset: i64 = arg(args, 4, "window")?;
     let samples: usize = arg(args, 6, "latency samples")?;
     let e = |what: &'static str| move |e: ReturnCode| format!("{what}: {e:?}");
-    let lat_in = ports::create_queuing_port(
-        &api::name("LAT_IN"),
+    let lat_in = apex::inter::queuing::create_queuing_port(
+        &apex::name("LAT_IN"),
         16,
         8,
         PortDirection::Destination,
         QueuingDiscipline::Fifo,
     )
     .map_err(e("CREATE_QUEUING_PORT LAT_IN"))?;
-    process("receiver", api::INFINITE_TIME_VALUE, move || {
+    process("receiver", apex::INFINITE_TIME_VALUE, move || {
         let mut e2e = Vec::with_capacity(samples);
         let mut after = Vec::with_capacity(samples);
         let mut buf = [0u8; 16];
         while e2e.len() < samples {
-            if ports::receive_queuing_message(lat_in, api::INFINITE_TIME_VALUE, &mut buf).is_err() {
+            if apex::inter::queuing::receive_queuing_message(
+                lat_in,
+                apex::INFINITE_TIME_VALUE,
+                &mut buf,
+            )
+            .is_err()
+            {
                 continue;
             }
             let t = now();
@@ -371,8 +381,8 @@ fn latency(args: &[String]) -> Result<std::convert::Infallible, String> {
             ..WireResult::default()
         };
         write(&path, &r);
-        let _ = api::stop_self();
+        let _ = apex::process::stop_self();
     })?;
-    api::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
+    apex::partition::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
     Err("SET_PARTITION_MODE(NORMAL) returned".into())
 }

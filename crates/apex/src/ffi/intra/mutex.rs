@@ -1,6 +1,7 @@
 //! Mutex services (ARINC 653 Part 1, 3.7.2.5).
 
-use super::*;
+use crate::apex::intra::mutex;
+use crate::ffi::*;
 use partita_apex_core::{MutexId, MutexOwnership, MutexState};
 
 fn mutex(id: MutexIdType) -> Result<MutexId, ReturnCode> {
@@ -18,7 +19,7 @@ pub extern "C" fn CREATE_MUTEX(
 ) {
     let r = name_in(mutex_name).and_then(|n| {
         let d = discipline(queuing_discipline)?;
-        api::create_mutex(&n, mutex_priority, d)
+        mutex::create_mutex(&n, mutex_priority, d)
     });
     put_out(mutex_id, return_code, r, |id| id.0 as MutexIdType);
 }
@@ -32,14 +33,14 @@ pub extern "C" fn ACQUIRE_MUTEX(
 ) {
     put_rc(
         return_code,
-        mutex(mutex_id).and_then(|m| api::acquire_mutex(m, time_out)),
+        mutex(mutex_id).and_then(|m| mutex::acquire_mutex(m, time_out)),
     );
 }
 
 /// RELEASE_MUTEX.
 #[no_mangle]
 pub extern "C" fn RELEASE_MUTEX(mutex_id: MutexIdType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, mutex(mutex_id).and_then(api::release_mutex));
+    put_rc(return_code, mutex(mutex_id).and_then(mutex::release_mutex));
 }
 
 /// RESET_MUTEX.
@@ -49,7 +50,7 @@ pub extern "C" fn RESET_MUTEX(
     process_id: ProcessIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = mutex(mutex_id).and_then(|m| api::reset_mutex(m, pid_of(process_id)?));
+    let r = mutex(mutex_id).and_then(|m| mutex::reset_mutex(m, pid_of(process_id)?));
     put_rc(return_code, r);
 }
 
@@ -60,7 +61,7 @@ pub extern "C" fn GET_MUTEX_ID(
     mutex_id: *mut MutexIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(mutex_name).and_then(|n| api::get_mutex_id(&n));
+    let r = name_in(mutex_name).and_then(|n| mutex::get_mutex_id(&n));
     put_out(mutex_id, return_code, r, |id| id.0 as MutexIdType);
 }
 
@@ -71,7 +72,7 @@ pub extern "C" fn GET_MUTEX_STATUS(
     mutex_status: *mut MutexStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = mutex(mutex_id).and_then(api::get_mutex_status);
+    let r = mutex(mutex_id).and_then(mutex::get_mutex_status);
     put_out(mutex_status, return_code, r, |s| MutexStatusType {
         mutex_owner: s
             .mutex_owner
@@ -94,7 +95,7 @@ pub extern "C" fn GET_PROCESS_MUTEX_STATE(
     mutex_id: *mut MutexIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = pid_of(process_id).and_then(api::get_process_mutex_state);
+    let r = pid_of(process_id).and_then(mutex::get_process_mutex_state);
     put_out(mutex_id, return_code, r, |o| match o {
         MutexOwnership::None => NO_MUTEX_OWNED,
         MutexOwnership::PreemptionLock => PREEMPTION_LOCK_MUTEX,

@@ -1,6 +1,7 @@
 //! Buffer services (ARINC 653 Part 1, 3.7.2.1).
 
-use super::*;
+use crate::apex::intra::buffer;
+use crate::ffi::*;
 use partita_apex_core::BufferId;
 
 fn buffer(id: BufferIdType) -> Result<BufferId, ReturnCode> {
@@ -21,7 +22,7 @@ pub extern "C" fn CREATE_BUFFER(
         let size = usize::try_from(max_message_size).map_err(|_| ReturnCode::InvalidParam)?;
         let nb = usize::try_from(max_nb_message).map_err(|_| ReturnCode::InvalidParam)?;
         let d = discipline(queuing_discipline)?;
-        api::create_buffer(&n, size, nb, d)
+        buffer::create_buffer(&n, size, nb, d)
     });
     put_out(buffer_id, return_code, r, |id| id.0 as BufferIdType);
 }
@@ -37,7 +38,7 @@ pub extern "C" fn SEND_BUFFER(
 ) {
     let r = buffer(buffer_id).and_then(|b| {
         let msg = message_in(message_addr, length)?;
-        api::send_buffer(b, msg, time_out)
+        buffer::send_buffer(b, msg, time_out)
     });
     put_rc(return_code, r);
 }
@@ -52,9 +53,9 @@ pub extern "C" fn RECEIVE_BUFFER(
     return_code: *mut ReturnCodeType,
 ) {
     let r = buffer(buffer_id).and_then(|b| {
-        let max = api::get_buffer_status(b)?.max_message_size;
+        let max = buffer::get_buffer_status(b)?.max_message_size;
         let out = message_out(message_addr, max)?;
-        api::receive_buffer(b, time_out, out)
+        buffer::receive_buffer(b, time_out, out)
     });
     put_out(length, return_code, r, |n| n as MessageSizeType);
 }
@@ -66,7 +67,7 @@ pub extern "C" fn GET_BUFFER_ID(
     buffer_id: *mut BufferIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(buffer_name).and_then(|n| api::get_buffer_id(&n));
+    let r = name_in(buffer_name).and_then(|n| buffer::get_buffer_id(&n));
     put_out(buffer_id, return_code, r, |id| id.0 as BufferIdType);
 }
 
@@ -77,7 +78,7 @@ pub extern "C" fn GET_BUFFER_STATUS(
     buffer_status: *mut BufferStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = buffer(buffer_id).and_then(api::get_buffer_status);
+    let r = buffer(buffer_id).and_then(buffer::get_buffer_status);
     put_out(buffer_status, return_code, r, |s| BufferStatusType {
         nb_message: s.nb_message as MessageRangeType,
         max_nb_message: s.max_nb_message as MessageRangeType,

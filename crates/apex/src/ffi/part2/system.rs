@@ -1,9 +1,9 @@
 //! Partita extension (ARINC 653 Part 2-style): system-partition services, declared in the
 //! "Partita extension: system-partition services" section of ARINC653.h. See
-//! [`crate::system`].
+//! [`crate::apex::part2::system`].
 
-use super::*;
-use crate::system::{self, HM_LOG_MESSAGE_SIZE};
+use crate::apex::part2::system::{self, HM_LOG_MESSAGE_SIZE};
+use crate::ffi::*;
 use crate::types::{APartitionStatusType, HmLogEntryType, HmLogStatusType};
 use partita_apex_core::OperatingMode;
 

@@ -1,6 +1,7 @@
 //! Event services (ARINC 653 Part 1, 3.7.2.4).
 
-use super::*;
+use crate::apex::intra::event;
+use crate::ffi::*;
 use partita_apex_core::{EventId, EventState};
 
 fn event(id: EventIdType) -> Result<EventId, ReturnCode> {
@@ -14,20 +15,20 @@ pub extern "C" fn CREATE_EVENT(
     event_id: *mut EventIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(event_name).and_then(|n| api::create_event(&n));
+    let r = name_in(event_name).and_then(|n| event::create_event(&n));
     put_out(event_id, return_code, r, |id| id.0 as EventIdType);
 }
 
 /// SET_EVENT.
 #[no_mangle]
 pub extern "C" fn SET_EVENT(event_id: EventIdType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, event(event_id).and_then(api::set_event));
+    put_rc(return_code, event(event_id).and_then(event::set_event));
 }
 
 /// RESET_EVENT.
 #[no_mangle]
 pub extern "C" fn RESET_EVENT(event_id: EventIdType, return_code: *mut ReturnCodeType) {
-    put_rc(return_code, event(event_id).and_then(api::reset_event));
+    put_rc(return_code, event(event_id).and_then(event::reset_event));
 }
 
 /// WAIT_EVENT.
@@ -39,7 +40,7 @@ pub extern "C" fn WAIT_EVENT(
 ) {
     put_rc(
         return_code,
-        event(event_id).and_then(|e| api::wait_event(e, time_out)),
+        event(event_id).and_then(|e| event::wait_event(e, time_out)),
     );
 }
 
@@ -50,7 +51,7 @@ pub extern "C" fn GET_EVENT_ID(
     event_id: *mut EventIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(event_name).and_then(|n| api::get_event_id(&n));
+    let r = name_in(event_name).and_then(|n| event::get_event_id(&n));
     put_out(event_id, return_code, r, |id| id.0 as EventIdType);
 }
 
@@ -61,7 +62,7 @@ pub extern "C" fn GET_EVENT_STATUS(
     event_status: *mut EventStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = event(event_id).and_then(api::get_event_status);
+    let r = event(event_id).and_then(event::get_event_status);
     put_out(event_status, return_code, r, |s| EventStatusType {
         event_state: match s.event_state {
             EventState::Down => DOWN,

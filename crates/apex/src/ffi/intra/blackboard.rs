@@ -1,6 +1,7 @@
 //! Blackboard services (ARINC 653 Part 1, 3.7.2.2).
 
-use super::*;
+use crate::apex::intra::blackboard;
+use crate::ffi::*;
 use partita_apex_core::{BlackboardId, EmptyIndicator};
 
 fn blackboard(id: BlackboardIdType) -> Result<BlackboardId, ReturnCode> {
@@ -17,7 +18,7 @@ pub extern "C" fn CREATE_BLACKBOARD(
 ) {
     let r = name_in(blackboard_name).and_then(|n| {
         let size = usize::try_from(max_message_size).map_err(|_| ReturnCode::InvalidParam)?;
-        api::create_blackboard(&n, size)
+        blackboard::create_blackboard(&n, size)
     });
     put_out(blackboard_id, return_code, r, |id| id.0 as BlackboardIdType);
 }
@@ -32,7 +33,7 @@ pub extern "C" fn DISPLAY_BLACKBOARD(
 ) {
     let r = blackboard(blackboard_id).and_then(|b| {
         let msg = message_in(message_addr, length)?;
-        api::display_blackboard(b, msg)
+        blackboard::display_blackboard(b, msg)
     });
     put_rc(return_code, r);
 }
@@ -47,9 +48,9 @@ pub extern "C" fn READ_BLACKBOARD(
     return_code: *mut ReturnCodeType,
 ) {
     let r = blackboard(blackboard_id).and_then(|b| {
-        let max = api::get_blackboard_status(b)?.max_message_size;
+        let max = blackboard::get_blackboard_status(b)?.max_message_size;
         let out = message_out(message_addr, max)?;
-        api::read_blackboard(b, time_out, out)
+        blackboard::read_blackboard(b, time_out, out)
     });
     put_out(length, return_code, r, |n| n as MessageSizeType);
 }
@@ -62,7 +63,7 @@ pub extern "C" fn CLEAR_BLACKBOARD(
 ) {
     put_rc(
         return_code,
-        blackboard(blackboard_id).and_then(api::clear_blackboard),
+        blackboard(blackboard_id).and_then(blackboard::clear_blackboard),
     );
 }
 
@@ -73,7 +74,7 @@ pub extern "C" fn GET_BLACKBOARD_ID(
     blackboard_id: *mut BlackboardIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(blackboard_name).and_then(|n| api::get_blackboard_id(&n));
+    let r = name_in(blackboard_name).and_then(|n| blackboard::get_blackboard_id(&n));
     put_out(blackboard_id, return_code, r, |id| id.0 as BlackboardIdType);
 }
 
@@ -84,7 +85,7 @@ pub extern "C" fn GET_BLACKBOARD_STATUS(
     blackboard_status: *mut BlackboardStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = blackboard(blackboard_id).and_then(api::get_blackboard_status);
+    let r = blackboard(blackboard_id).and_then(blackboard::get_blackboard_status);
     put_out(blackboard_status, return_code, r, |s| {
         BlackboardStatusType {
             empty_indicator: match s.empty_indicator {

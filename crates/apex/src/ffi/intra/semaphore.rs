@@ -1,6 +1,7 @@
 //! Semaphore services (ARINC 653 Part 1, 3.7.2.3).
 
-use super::*;
+use crate::apex::intra::semaphore;
+use crate::ffi::*;
 use partita_apex_core::SemaphoreId;
 
 fn sem(id: SemaphoreIdType) -> Result<SemaphoreId, ReturnCode> {
@@ -19,7 +20,7 @@ pub extern "C" fn CREATE_SEMAPHORE(
 ) {
     let r = name_in(semaphore_name).and_then(|n| {
         let d = discipline(queuing_discipline)?;
-        api::create_semaphore(&n, current_value, maximum_value, d)
+        semaphore::create_semaphore(&n, current_value, maximum_value, d)
     });
     put_out(semaphore_id, return_code, r, |id| id.0 as SemaphoreIdType);
 }
@@ -33,7 +34,7 @@ pub extern "C" fn WAIT_SEMAPHORE(
 ) {
     put_rc(
         return_code,
-        sem(semaphore_id).and_then(|s| api::wait_semaphore(s, time_out)),
+        sem(semaphore_id).and_then(|s| semaphore::wait_semaphore(s, time_out)),
     );
 }
 
@@ -45,7 +46,7 @@ pub extern "C" fn SIGNAL_SEMAPHORE(
 ) {
     put_rc(
         return_code,
-        sem(semaphore_id).and_then(api::signal_semaphore),
+        sem(semaphore_id).and_then(semaphore::signal_semaphore),
     );
 }
 
@@ -56,7 +57,7 @@ pub extern "C" fn GET_SEMAPHORE_ID(
     semaphore_id: *mut SemaphoreIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(semaphore_name).and_then(|n| api::get_semaphore_id(&n));
+    let r = name_in(semaphore_name).and_then(|n| semaphore::get_semaphore_id(&n));
     put_out(semaphore_id, return_code, r, |id| id.0 as SemaphoreIdType);
 }
 
@@ -67,7 +68,7 @@ pub extern "C" fn GET_SEMAPHORE_STATUS(
     semaphore_status: *mut SemaphoreStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = sem(semaphore_id).and_then(api::get_semaphore_status);
+    let r = sem(semaphore_id).and_then(semaphore::get_semaphore_status);
     put_out(semaphore_status, return_code, r, |s| SemaphoreStatusType {
         current_value: s.current_value,
         maximum_value: s.maximum_value,

@@ -1,8 +1,8 @@
 //! Multiple module schedules (ARINC 653 Part 2): SET_MODULE_SCHEDULE,
-//! GET_MODULE_SCHEDULE_STATUS, GET_MODULE_SCHEDULE_ID (see [`crate::schedules`]).
+//! GET_MODULE_SCHEDULE_STATUS, GET_MODULE_SCHEDULE_ID (see [`crate::apex::part2::schedules`]).
 
-use super::*;
-use crate::schedules;
+use crate::apex::part2::schedules;
+use crate::ffi::*;
 
 /// SET_MODULE_SCHEDULE.
 #[no_mangle]

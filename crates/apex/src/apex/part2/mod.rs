@@ -1,0 +1,13 @@
+//! ARINC 653 Part 2 services and Partita's extensions in the same style.
+//!
+//! - [`schedules`]: multiple module schedules (SET_MODULE_SCHEDULE, GET_MODULE_SCHEDULE_STATUS,
+//!   GET_MODULE_SCHEDULE_ID).
+//! - [`system`]: the system-partition services (GET_A_PARTITION_STATUS, SET_A_PARTITION_MODE,
+//!   GET_HM_LOG_STATUS, READ_HM_LOG), a Partita extension.
+//!
+//! The Part 2 sampling extensions (READ_UPDATED_SAMPLING_MESSAGE,
+//! READ_SAMPLING_MESSAGE_CONDITIONAL, GET_SAMPLING_PORT_CURRENT_STATUS) are in
+//! [`crate::apex::inter::sampling`], next to the Part 1 services they extend.
+
+pub mod schedules;
+pub mod system;

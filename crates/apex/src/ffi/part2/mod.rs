@@ -1,0 +1,7 @@
+//! ARINC 653 Part 2 services (module schedules) and the system-partition extension.
+
+mod schedules;
+mod system;
+
+pub use schedules::*;
+pub use system::*;
