@@ -6,6 +6,28 @@ use crate::apex::hm;
 use partita_apex_core::{ErrorCode, ErrorHandlerConcurrency, ErrorStatus};
 use std::sync::Arc;
 
+/// An application message (REPORT_APPLICATION_MESSAGE, RAISE_APPLICATION_ERROR):
+/// `InvalidParam` for a negative length, a length above `MAX_ERROR_MESSAGE_SIZE`, or a null
+/// address with a non-zero length.
+fn error_message_in<'a>(
+    addr: *const ApexByte,
+    length: ApexInteger,
+) -> Result<&'a [u8], ReturnCode> {
+    let len = match usize::try_from(length) {
+        Ok(l) if l <= hm::MAX_ERROR_MESSAGE_SIZE => l,
+        _ => return Err(ReturnCode::InvalidParam),
+    };
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if addr.is_null() {
+        return Err(ReturnCode::InvalidParam);
+    }
+    // SAFETY: the caller passes a pointer to at least `length` readable bytes (checked
+    // non-null and within MAX_ERROR_MESSAGE_SIZE above); the slice lives only for the call.
+    Ok(unsafe { std::slice::from_raw_parts(addr, len) })
+}
+
 /// REPORT_APPLICATION_MESSAGE.
 #[no_mangle]
 pub extern "C" fn REPORT_APPLICATION_MESSAGE(
@@ -13,21 +35,10 @@ pub extern "C" fn REPORT_APPLICATION_MESSAGE(
     length: MessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let len = match usize::try_from(length) {
-        Ok(l) if l <= hm::MAX_ERROR_MESSAGE_SIZE => l,
-        _ => return put_rc(return_code, Err(ReturnCode::InvalidParam)),
-    };
-    if message_addr.is_null() && len > 0 {
-        return put_rc(return_code, Err(ReturnCode::InvalidParam));
-    }
-    let msg: &[u8] = if len == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller passes a pointer to at least `length` readable bytes (checked
-        // non-null and within MAX_ERROR_MESSAGE_SIZE above).
-        unsafe { std::slice::from_raw_parts(message_addr, len) }
-    };
-    put_rc(return_code, hm::report_application_message(msg));
+    put_rc(
+        return_code,
+        error_message_in(message_addr, length).and_then(hm::report_application_message),
+    );
 }
 
 /// CREATE_ERROR_HANDLER. `INVALID_PARAM` for a null entry point.
@@ -91,19 +102,9 @@ pub extern "C" fn RAISE_APPLICATION_ERROR(
     let Some(code) = ErrorCode::from_raw(error_code) else {
         return put_rc(return_code, Err(ReturnCode::InvalidParam));
     };
-    let len = match usize::try_from(length) {
-        Ok(l) if l <= MAX_ERROR_MESSAGE_SIZE => l,
-        _ => return put_rc(return_code, Err(ReturnCode::InvalidParam)),
-    };
-    if message_addr.is_null() && len > 0 {
-        return put_rc(return_code, Err(ReturnCode::InvalidParam));
-    }
-    let msg: &[u8] = if len == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller passes a pointer to at least `length` readable bytes (checked
-        // non-null and within MAX_ERROR_MESSAGE_SIZE above); read during the call only.
-        unsafe { std::slice::from_raw_parts(message_addr, len) }
+    let msg = match error_message_in(message_addr, length) {
+        Ok(m) => m,
+        Err(e) => return put_rc(return_code, Err(e)),
     };
     // The code is stored before the call: with an error handler the call returns only after
     // the handler ran, and the handler may stop the caller (its thread then never returns).
