@@ -1,35 +1,21 @@
 //! `partita`: check, compile and run ARINC 653 modules on Linux.
 //!
-//! Exit codes (also in `partita --help` and the README):
-//! - 0: success
-//! - 1: the configuration has errors (diagnostics printed)
-//! - 2: bad command line
-//! - 3: a file could not be read or written, or a plan file is corrupt
-//! - 4: the module could not be run (backend unavailable, system error)
-//! - 5: the module ran, but a partition could not be started or something was left behind
-//! - 6: the module ran with window overruns and `--fail-on-overrun` was given
-//! - 7: the health monitor shut the module down (module-level SHUTDOWN action)
-//! - 8: `partita schedule` found no schedulable table
-//! - 9: `partita schedule`: the synthesised schedule failed its own checks (a defect)
+//! Exit codes: [`exit::ExitStatus`] (also printed by `partita --help`).
 
 mod cc;
 mod embedded;
+mod exit;
 mod schedule;
 
 use clap::{Parser, Subcommand};
+use exit::ExitStatus;
 use partita_manager::{BackendChoice, ModulePlan, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-const EXIT_CODES: &str = "Exit codes: 0 success; 1 configuration errors; 2 bad command line; \
-3 unreadable/unwritable file or corrupt plan; 4 module could not be run; 5 a partition could \
-not start or something was left behind; 6 overruns with --fail-on-overrun; 7 the health monitor \
-shut the module down; 8 schedule: not schedulable; 9 schedule: synthesised schedule failed its \
-checks.";
-
 #[derive(Parser)]
-#[command(name = "partita", version, about = "ARINC 653 partitioning on Linux", after_help = EXIT_CODES)]
+#[command(name = "partita", version, about = "ARINC 653 partitioning on Linux", after_help = ExitStatus::help())]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -262,7 +248,7 @@ fn main() -> ExitCode {
         return ExitCode::from(f(&args).clamp(0, 255) as u8);
     }
     let cli = Cli::parse();
-    ExitCode::from(match cli.cmd {
+    let status = match cli.cmd {
         Cmd::Check {
             file,
             no_executables,
@@ -290,7 +276,7 @@ fn main() -> ExitCode {
                     Ok(f) => f,
                     Err(e) => {
                         eprintln!("partita: preparing the embedded module: {e}");
-                        return ExitCode::from(4);
+                        return ExitStatus::CannotRun.into();
                     }
                 },
             };
@@ -318,7 +304,7 @@ fn main() -> ExitCode {
             print_flags,
             pkg_config,
             args,
-        } => cc_cmd(print_flags, pkg_config, &args),
+        } => return cc_cmd(print_flags, pkg_config, &args),
         Cmd::Bench {
             what:
                 BenchCmd::Switch {
@@ -338,11 +324,14 @@ fn main() -> ExitCode {
             if let Some(m) = spin_margin {
                 o.spin_margin = m;
             }
-            partita_bench::cli_switch(&o, json)
+            bench_status(partita_bench::cli_switch(&o, json))
         }
         Cmd::Bench {
             what: BenchCmd::Apex { quick, json },
-        } => partita_bench::cli_apex(&partita_bench::ApexOptions { quick }, json),
+        } => bench_status(partita_bench::cli_apex(
+            &partita_bench::ApexOptions { quick },
+            json,
+        )),
         Cmd::HmLog { file, json } => hm_log(&file, json),
         Cmd::Schedule(a) => schedule::main(&schedule::Options {
             file: a.file,
@@ -362,7 +351,10 @@ fn main() -> ExitCode {
         }),
         Cmd::Bench {
             what: BenchCmd::Ports { quick, json },
-        } => partita_bench::cli_ports(&partita_bench::PortsOptions { quick }, json),
+        } => bench_status(partita_bench::cli_ports(
+            &partita_bench::PortsOptions { quick },
+            json,
+        )),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(
@@ -372,12 +364,13 @@ fn main() -> ExitCode {
                     r.description
                 );
             }
-            0
+            ExitStatus::Success
         }
-    })
+    };
+    status.into()
 }
 
-fn check(file: &PathBuf, no_executables: bool) -> u8 {
+fn check(file: &PathBuf, no_executables: bool) -> ExitStatus {
     let opts = partita_config::CheckOptions {
         check_executables: !no_executables,
     };
@@ -385,7 +378,7 @@ fn check(file: &PathBuf, no_executables: bool) -> u8 {
         Ok(o) => o,
         Err(e) => {
             eprintln!("partita: {}: {e}", file.display());
-            return 3;
+            return ExitStatus::FileError;
         }
     };
     if !outcome.diagnostics.is_empty() {
@@ -398,18 +391,18 @@ fn check(file: &PathBuf, no_executables: bool) -> u8 {
     match &outcome.plan {
         Some(plan) => {
             print!("{}", partita_config::render_summary(plan));
-            0
+            ExitStatus::Success
         }
-        None => 1,
+        None => ExitStatus::ConfigurationErrors,
     }
 }
 
-fn compile(file: &PathBuf, output: &PathBuf) -> u8 {
+fn compile(file: &PathBuf, output: &PathBuf) -> ExitStatus {
     let outcome = match partita_config::check_file(file) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("partita: {}: {e}", file.display());
-            return 3;
+            return ExitStatus::FileError;
         }
     };
     if !outcome.diagnostics.is_empty() {
@@ -420,16 +413,16 @@ fn compile(file: &PathBuf, output: &PathBuf) -> u8 {
     }
     let Some(plan) = outcome.plan else {
         eprintln!("{}", partita_config::count_line(&outcome.diagnostics));
-        return 1;
+        return ExitStatus::ConfigurationErrors;
     };
     let mut bytes = Vec::new();
     if let Err(e) = partita_config::write_plan(&plan, &mut bytes) {
         eprintln!("partita: encoding the plan: {e}");
-        return 3;
+        return ExitStatus::FileError;
     }
     if let Err(e) = std::fs::write(output, &bytes) {
         eprintln!("partita: {}: {e}", output.display());
-        return 3;
+        return ExitStatus::FileError;
     }
     println!(
         "wrote {} ({} bytes, module {}, source sha256 {})",
@@ -438,18 +431,18 @@ fn compile(file: &PathBuf, output: &PathBuf) -> u8 {
         plan.module_name,
         plan.source_sha256
     );
-    0
+    ExitStatus::Success
 }
 
-fn load_plan(file: &PathBuf) -> Result<partita_config::CompiledPlan, u8> {
+fn load_plan(file: &PathBuf) -> Result<partita_config::CompiledPlan, ExitStatus> {
     let bytes = std::fs::read(file).map_err(|e| {
         eprintln!("partita: {}: {e}", file.display());
-        3
+        ExitStatus::FileError
     })?;
     if partita_config::is_plan(&bytes) {
         return partita_config::read_plan(&bytes).map_err(|e| {
             eprintln!("partita: {}: {e}", file.display());
-            3
+            ExitStatus::FileError
         });
     }
     let outcome = partita_config::check_bytes(&bytes, file, &Default::default());
@@ -461,7 +454,7 @@ fn load_plan(file: &PathBuf) -> Result<partita_config::CompiledPlan, u8> {
     }
     outcome.plan.ok_or_else(|| {
         eprintln!("{}", partita_config::count_line(&outcome.diagnostics));
-        1
+        ExitStatus::ConfigurationErrors
     })
 }
 
@@ -471,7 +464,7 @@ fn run(
     mut opts: RunOptions,
     json: Option<PathBuf>,
     fail_on_overrun: bool,
-) -> u8 {
+) -> ExitStatus {
     let compiled = match load_plan(file) {
         Ok(p) => p,
         Err(code) => return code,
@@ -485,18 +478,18 @@ fn run(
         Ok(p) => p,
         Err(e) => {
             eprintln!("partita: {}: {e}", file.display());
-            return 4;
+            return ExitStatus::CannotRun;
         }
     };
     let report = match partita_manager::run(&plan, &opts) {
         Ok(r) => r,
         Err(e @ partita_manager::ManagerError::Log { .. }) => {
             eprintln!("partita: {e}");
-            return 3;
+            return ExitStatus::FileError;
         }
         Err(e) => {
             eprintln!("partita: {e}");
-            return 4;
+            return ExitStatus::CannotRun;
         }
     };
     eprint!("{}", report.render());
@@ -504,28 +497,28 @@ fn run(
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("partita: {}: {e}", path.display());
-            return 3;
+            return ExitStatus::FileError;
         }
     }
     if !report.leftovers.is_empty() || report.partitions.iter().any(|p| p.exec_error.is_some()) {
-        return 5;
+        return ExitStatus::PartitionFailure;
     }
     if report.hm.shutdown {
-        return 7;
+        return ExitStatus::HmShutdown;
     }
     if fail_on_overrun && report.total_overruns() > 0 {
-        return 6;
+        return ExitStatus::Overruns;
     }
-    0
+    ExitStatus::Success
 }
 
-fn hm_log(file: &std::path::Path, json: bool) -> u8 {
+fn hm_log(file: &std::path::Path, json: bool) -> ExitStatus {
     use partita_manager::hm::logbook;
     let records = match logbook::read_log(file) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("partita: {e}");
-            return 3;
+            return ExitStatus::FileError;
         }
     };
     if json {
@@ -539,26 +532,32 @@ fn hm_log(file: &std::path::Path, json: bool) -> u8 {
         }
         eprintln!("{} records", records.len());
     }
-    0
+    ExitStatus::Success
 }
 
-fn cc_cmd(print_flags: bool, pkg_config: bool, args: &[String]) -> u8 {
+/// `partita cc`: with a compilation, the C compiler's own exit status.
+fn cc_cmd(print_flags: bool, pkg_config: bool, args: &[String]) -> ExitCode {
     let r = if print_flags {
         cc::flags().map(|(c, l)| {
             println!("{c}");
             println!("{l}");
-            0
+            ExitStatus::Success.into()
         })
     } else if pkg_config {
         cc::pkg_config().map(|t| {
             print!("{t}");
-            0
+            ExitStatus::Success.into()
         })
     } else {
-        cc::compile(args).map(|c| c.clamp(0, 255) as u8)
+        cc::compile(args).map(|c| ExitCode::from(c.clamp(0, 255) as u8))
     };
     r.unwrap_or_else(|e| {
         eprintln!("partita cc: {e}");
-        4
+        ExitStatus::CannotRun.into()
     })
+}
+
+/// The status of a `partita bench` command (the bench crate reports success, 3 or 4).
+fn bench_status(code: u8) -> ExitStatus {
+    ExitStatus::from_code(code).unwrap_or(ExitStatus::CannotRun)
 }

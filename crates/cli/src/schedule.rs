@@ -2,20 +2,17 @@
 //! independently, write it back into the module, report; `--experiment` compares the
 //! algorithms on random process sets.
 //!
-//! Exit codes: 0 success; 1 configuration or input errors (every one named with file:line);
-//! 2 bad command line; 3 unreadable/unwritable file; 8 no schedulable table was found;
-//! 9 the synthesised schedule failed `partita check` or the checker (a defect: please report).
+//! Exit statuses ([`ExitStatus`]): configuration or input errors (every one named with
+//! file:line), bad command line, unreadable or unwritable file, no schedulable table
+//! ([`ExitStatus::Unschedulable`]), and the synthesised schedule failing `partita check` or
+//! the checker ([`ExitStatus::ScheduleDefect`], a defect: please report).
 
+use crate::exit::ExitStatus;
 use partita_synth::checker::{self, HostReserve};
 use partita_synth::doc::SourceMap;
 use partita_synth::{experiment, report, svg, Algorithm, Params, Synthesis};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Exit code: no algorithm found a schedule.
-pub const EXIT_UNSCHEDULABLE: u8 = 8;
-/// Exit code: the synthesised schedule did not pass the checks (a defect).
-pub const EXIT_INTERNAL: u8 = 9;
 
 /// Options of `partita schedule`.
 pub struct Options {
@@ -54,7 +51,7 @@ fn ns(d: Duration) -> u64 {
 }
 
 /// Runs the command; returns the exit code.
-pub fn main(o: &Options) -> u8 {
+pub fn main(o: &Options) -> ExitStatus {
     let params = Params {
         switch_cost: o.switch_cost.map_or(Params::default().switch_cost, ns),
         host_reserve: o.host_reserve.map(ns),
@@ -64,7 +61,7 @@ pub fn main(o: &Options) -> u8 {
     }
     let Some(file) = &o.file else {
         eprintln!("partita schedule: give a module file (or --experiment)");
-        return 2;
+        return ExitStatus::BadCommandLine;
     };
     let algorithms: Vec<Algorithm> = match o.algorithm.as_str() {
         "seed" => vec![Algorithm::Seed],
@@ -73,18 +70,18 @@ pub fn main(o: &Options) -> u8 {
         "all" => vec![Algorithm::Ours, Algorithm::Seed, Algorithm::Prm],
         other => {
             eprintln!("partita schedule: unknown algorithm `{other}` (seed, prm, ours, all)");
-            return 2;
+            return ExitStatus::BadCommandLine;
         }
     };
     if o.in_place && o.output.is_some() {
         eprintln!("partita schedule: give either -o FILE or --in-place, not both");
-        return 2;
+        return ExitStatus::BadCommandLine;
     }
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("partita: {}: {e}", file.display());
-            return 3;
+            return ExitStatus::FileError;
         }
     };
     let copts = partita_config::CheckOptions {
@@ -96,11 +93,11 @@ pub fn main(o: &Options) -> u8 {
     }
     let Some(module) = module else {
         eprintln!("{}", partita_config::count_line(&diags));
-        return 1;
+        return ExitStatus::ConfigurationErrors;
     };
     let Some(map) = SourceMap::new(&text) else {
         eprintln!("partita: {}: not well-formed XML", file.display());
-        return 1;
+        return ExitStatus::ConfigurationErrors;
     };
     let set = match partita_synth::model::task_set(&module, &map, o.cores.as_deref()) {
         Ok(s) => s,
@@ -109,7 +106,7 @@ pub fn main(o: &Options) -> u8 {
                 eprintln!("error: {e}");
             }
             eprintln!("{} error(s): nothing synthesised", errors.len());
-            return 1;
+            return ExitStatus::ConfigurationErrors;
         }
     };
     // Synthesise with every requested algorithm; verify each with the checker.
@@ -153,14 +150,14 @@ pub fn main(o: &Options) -> u8 {
             "partita schedule: no schedulable table found (utilisation {:.3}); lower WCETs, lengthen periods, reduce --host-reserve or --switch-cost, or add cores",
             set.utilisation()
         );
-        return EXIT_UNSCHEDULABLE;
+        return ExitStatus::Unschedulable;
     };
     if !rep.checked {
         eprintln!(
             "partita schedule: internal error: the {} schedule fails the independent checker: {:?}",
             chosen.algorithm, rep.violations
         );
-        return EXIT_INTERNAL;
+        return ExitStatus::ScheduleDefect;
     }
     // Render, splice, re-check the whole module as `partita check` would.
     let comment = format!(
@@ -187,7 +184,7 @@ pub fn main(o: &Options) -> u8 {
         eprintln!(
             "partita schedule: internal error: the module with the synthesised schedule does not pass partita check"
         );
-        return EXIT_INTERNAL;
+        return ExitStatus::ScheduleDefect;
     };
     match checker::check_compiled(compiled, chosen.switch_cost, &reserves(chosen)) {
         Ok(v) if v.ok() => {}
@@ -196,11 +193,11 @@ pub fn main(o: &Options) -> u8 {
                 "partita schedule: internal error: the compiled plan fails the checker: {:?}",
                 v.violations
             );
-            return EXIT_INTERNAL;
+            return ExitStatus::ScheduleDefect;
         }
         Err(e) => {
             eprintln!("partita schedule: internal error: {e}");
-            return EXIT_INTERNAL;
+            return ExitStatus::ScheduleDefect;
         }
     }
     if map.schedule_count() > 1 {
@@ -212,7 +209,7 @@ pub fn main(o: &Options) -> u8 {
     if let Some(path) = &target {
         if let Err(e) = std::fs::write(path, &new_text) {
             eprintln!("partita: {}: {e}", path.display());
-            return 3;
+            return ExitStatus::FileError;
         }
         if !o.json {
             println!(
@@ -238,7 +235,7 @@ pub fn main(o: &Options) -> u8 {
         let s = svg::gantt(&chosen.plan, &names, chosen.switch_cost, &title);
         if let Err(e) = std::fs::write(g, s) {
             eprintln!("partita: {}: {e}", g.display());
-            return 3;
+            return ExitStatus::FileError;
         }
     }
     if o.json {
@@ -251,7 +248,7 @@ pub fn main(o: &Options) -> u8 {
             serde_json::to_string_pretty(&serde_json::Value::Object(out_json)).unwrap_or_default()
         );
     }
-    0
+    ExitStatus::Success
 }
 
 fn reserves(syn: &Synthesis) -> Vec<HostReserve> {
@@ -265,7 +262,7 @@ fn reserves(syn: &Synthesis) -> Vec<HostReserve> {
         .collect()
 }
 
-fn run_experiment(o: &Options, params: Params) -> u8 {
+fn run_experiment(o: &Options, params: Params) -> ExitStatus {
     let opts = experiment::Options {
         sets: o.sets,
         seed: o.seed,
@@ -277,13 +274,13 @@ fn run_experiment(o: &Options, params: Params) -> u8 {
     println!("({:.1} s)", started.elapsed().as_secs_f64());
     if let Err(e) = std::fs::create_dir_all(&o.out) {
         eprintln!("partita: {}: {e}", o.out.display());
-        return 3;
+        return ExitStatus::FileError;
     }
-    let write = |name: &str, body: String| -> Result<PathBuf, u8> {
+    let write = |name: &str, body: String| -> Result<PathBuf, ExitStatus> {
         let p: PathBuf = Path::new(&o.out).join(name);
         std::fs::write(&p, body).map_err(|e| {
             eprintln!("partita: {}: {e}", p.display());
-            3
+            ExitStatus::FileError
         })?;
         Ok(p)
     };
@@ -293,8 +290,8 @@ fn run_experiment(o: &Options, params: Params) -> u8 {
         write("experiment.svg", experiment::plot(&outcome)),
     ) {
         (Ok(j), Ok(s)) => (j, s),
-        _ => return 3,
+        _ => return ExitStatus::FileError,
     };
     println!("wrote {} and {}", j.display(), s.display());
-    0
+    ExitStatus::Success
 }
