@@ -63,7 +63,7 @@ pub use diag::{
 pub use model::ValidatedModule;
 pub use plan::{
     compile, is_plan, plan_to_bytes, read_plan, sha256_hex, write_plan, CompiledPartition,
-    CompiledPlan, PlanError, PLAN_FORMAT_VERSION, PLAN_HEADER_LEN, PLAN_MAGIC,
+    CompiledPlan, Inconsistency, PlanError, PLAN_FORMAT_VERSION, PLAN_HEADER_LEN, PLAN_MAGIC,
 };
 pub use summary::{partition_letter, render_summary, timeline_bar, BAR_WIDTH};
 pub use validate::RT_BUDGET_PERCENT;

@@ -117,53 +117,100 @@ impl CompiledPlan {
     /// Checks the internal invariants a plan produced by [`compile`] always has (indices in
     /// range, a valid initial schedule, structurally sound frame plans). [`read_plan`] runs it
     /// so that a consumer can index without further checks.
-    pub fn check_consistency(&self) -> Result<(), String> {
+    pub fn check_consistency(&self) -> Result<(), Inconsistency> {
         let n = self.partitions.len();
-        for (i, p) in self.partitions.iter().enumerate() {
-            if p.index != i {
-                return Err(format!(
-                    "partition {} has index {} at position {i}",
-                    p.name, p.index
-                ));
+        for (position, p) in self.partitions.iter().enumerate() {
+            if p.index != position {
+                return Err(Inconsistency::PartitionIndex {
+                    name: p.name.clone(),
+                    index: p.index,
+                    position,
+                });
             }
         }
         let Some(initial) = self.initial() else {
-            return Err(format!(
-                "initial schedule {} of {} does not exist",
-                self.initial_schedule,
-                self.schedules.len()
-            ));
+            return Err(Inconsistency::NoInitialSchedule {
+                initial: self.initial_schedule,
+                schedules: self.schedules.len(),
+            });
         };
         if !initial.initial || self.schedules.iter().filter(|s| s.initial).count() != 1 {
-            return Err("exactly the initial schedule must be flagged initial".into());
+            return Err(Inconsistency::InitialFlag);
         }
         for s in &self.schedules {
-            if let Some(e) = s.plan.structural_errors().first() {
-                return Err(format!("schedule {}: {e}", s.id));
+            if let Some(e) = s.plan.structural_errors().into_iter().next() {
+                return Err(Inconsistency::Schedule {
+                    schedule: s.id,
+                    error: e,
+                });
             }
             if s.plan.windows.iter().any(|w| w.partition >= n)
                 || s.partitions.iter().any(|p| p.partition >= n)
             {
-                return Err(format!(
-                    "schedule {} refers to a partition out of range",
-                    s.id
-                ));
+                return Err(Inconsistency::SchedulePartition { schedule: s.id });
             }
         }
         let bad_end = |e: &Endpoint| e.partition().is_some_and(|p| p >= n);
         for c in &self.channels {
             if bad_end(&c.source) || c.destinations.iter().any(bad_end) {
-                return Err(format!(
-                    "channel {} refers to a partition out of range",
-                    c.id
-                ));
+                return Err(Inconsistency::ChannelPartition { channel: c.id });
             }
         }
         if self.hm.partitions.iter().any(|t| t.partition >= n) {
-            return Err("a partition HM table refers to a partition out of range".into());
+            return Err(Inconsistency::HmTablePartition);
         }
         Ok(())
     }
+}
+
+/// A broken invariant of a compiled plan ([`CompiledPlan::check_consistency`]): a plan
+/// produced by [`compile`] never has one, so a plan file that does was altered or damaged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Inconsistency {
+    /// A partition is not at the position its index says.
+    #[error("partition {name} has index {index} at position {position}")]
+    PartitionIndex {
+        /// Its name.
+        name: String,
+        /// Its index.
+        index: usize,
+        /// Its position in the plan.
+        position: usize,
+    },
+    /// The initial schedule index is out of range.
+    #[error("initial schedule {initial} of {schedules} does not exist")]
+    NoInitialSchedule {
+        /// The initial schedule index.
+        initial: usize,
+        /// Number of schedules.
+        schedules: usize,
+    },
+    /// Not exactly the initial schedule is flagged initial.
+    #[error("exactly the initial schedule must be flagged initial")]
+    InitialFlag,
+    /// A schedule's frame plan is structurally wrong.
+    #[error("schedule {schedule}: {error}")]
+    Schedule {
+        /// Schedule identifier.
+        schedule: u32,
+        /// The first structural error.
+        error: partita_schedule::ScheduleError,
+    },
+    /// A schedule names a partition index out of range.
+    #[error("schedule {schedule} refers to a partition out of range")]
+    SchedulePartition {
+        /// Schedule identifier.
+        schedule: u32,
+    },
+    /// A channel names a partition index out of range.
+    #[error("channel {channel} refers to a partition out of range")]
+    ChannelPartition {
+        /// Channel identifier.
+        channel: u32,
+    },
+    /// A partition HM table names a partition index out of range.
+    #[error("a partition HM table refers to a partition out of range")]
+    HmTablePartition,
 }
 
 /// Compiles a validated module into a plan.
@@ -244,7 +291,7 @@ pub enum PlanError {
     Json(#[from] serde_json::Error),
     /// The payload decodes but violates the plan's invariants.
     #[error("the plan is inconsistent: {0}")]
-    Inconsistent(String),
+    Inconsistent(#[from] Inconsistency),
     /// Writing failed.
     #[error("cannot write the plan: {0}")]
     Io(#[from] std::io::Error),

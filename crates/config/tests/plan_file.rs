@@ -1,8 +1,8 @@
 //! Plan file format: round trip, corruption detection, and `load` of XML or plan files.
 
 use partita_config::{
-    check_file, load, plan_to_bytes, read_plan, write_plan, CompiledPlan, LoadError, PlanError,
-    Rule, PLAN_FORMAT_VERSION, PLAN_HEADER_LEN, PLAN_MAGIC,
+    check_file, load, plan_to_bytes, read_plan, write_plan, CompiledPlan, Inconsistency, LoadError,
+    PlanError, Rule, PLAN_FORMAT_VERSION, PLAN_HEADER_LEN, PLAN_MAGIC,
 };
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -143,14 +143,19 @@ fn inconsistent_plans_are_rejected() {
     let payload = serde_json::to_vec(&plan).expect("json");
     assert!(matches!(
         read_plan(&frame(&payload, PLAN_FORMAT_VERSION)),
-        Err(PlanError::Inconsistent(_))
+        Err(PlanError::Inconsistent(
+            Inconsistency::SchedulePartition { .. }
+        ))
     ));
     let mut plan = good_plan();
     plan.initial_schedule = 5;
     let payload = serde_json::to_vec(&plan).expect("json");
     assert!(matches!(
         read_plan(&frame(&payload, PLAN_FORMAT_VERSION)),
-        Err(PlanError::Inconsistent(_))
+        Err(PlanError::Inconsistent(Inconsistency::NoInitialSchedule {
+            initial: 5,
+            ..
+        }))
     ));
 }
 

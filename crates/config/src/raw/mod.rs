@@ -232,11 +232,37 @@ pub(crate) struct RawPartitionHmTable {
     pub entries: Vec<RawHmEntry<PartitionAction>>,
 }
 
+/// Why a configuration value is not an unsigned integer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum UintError {
+    #[error("the value is empty")]
+    Empty,
+    #[error("negative values are not allowed")]
+    Negative,
+    #[error("not an unsigned integer")]
+    NotUnsigned,
+    #[error("the value is too large")]
+    TooLarge,
+}
+
+/// Why a configuration value is not a core list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CoreListError {
+    #[error("empty entry in the core list")]
+    EmptyEntry,
+    #[error("range `{0}` is reversed")]
+    Reversed(String),
+    #[error("`{text}`: {error}")]
+    NotACore { text: String, error: UintError },
+    #[error("core {0} is out of range (0..{max})", max = MAX_CORES - 1)]
+    OutOfRange(u64),
+}
+
 /// Parses an unsigned integer: decimal, or hexadecimal with a `0x` prefix.
-pub(crate) fn parse_uint(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_uint(text: &str) -> Result<u64, UintError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("the value is empty".into());
+        return Err(UintError::Empty);
     }
     let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(h) => (h, 16),
@@ -244,21 +270,21 @@ pub(crate) fn parse_uint(text: &str) -> Result<u64, String> {
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return Err(if t.starts_with('-') {
-            "negative values are not allowed".into()
+            UintError::Negative
         } else {
-            "not an unsigned integer".into()
+            UintError::NotUnsigned
         });
     }
-    u64::from_str_radix(digits, radix).map_err(|_| "the value is too large".to_string())
+    u64::from_str_radix(digits, radix).map_err(|_| UintError::TooLarge)
 }
 
 /// Parses a Linux-style core list: `"0,1"`, `"0-3"`, `"0,2-3"`.
-pub(crate) fn parse_core_list(text: &str) -> Result<Vec<u32>, String> {
+pub(crate) fn parse_core_list(text: &str) -> Result<Vec<u32>, CoreListError> {
     let mut cores = Vec::new();
     for part in text.split(',') {
         let part = part.trim();
         if part.is_empty() {
-            return Err("empty entry in the core list".into());
+            return Err(CoreListError::EmptyEntry);
         }
         let (lo, hi) = match part.split_once('-') {
             Some((a, b)) => (parse_core(a)?, parse_core(b)?),
@@ -268,7 +294,7 @@ pub(crate) fn parse_core_list(text: &str) -> Result<Vec<u32>, String> {
             }
         };
         if lo > hi {
-            return Err(format!("range `{part}` is reversed"));
+            return Err(CoreListError::Reversed(part.to_string()));
         }
         cores.extend(lo..=hi);
     }
@@ -277,10 +303,13 @@ pub(crate) fn parse_core_list(text: &str) -> Result<Vec<u32>, String> {
     Ok(cores)
 }
 
-fn parse_core(text: &str) -> Result<u32, String> {
-    let v = parse_uint(text).map_err(|e| format!("`{}`: {e}", text.trim()))?;
+fn parse_core(text: &str) -> Result<u32, CoreListError> {
+    let v = parse_uint(text).map_err(|error| CoreListError::NotACore {
+        text: text.trim().to_string(),
+        error,
+    })?;
     if v >= u64::from(MAX_CORES) {
-        return Err(format!("core {v} is out of range (0..{})", MAX_CORES - 1));
+        return Err(CoreListError::OutOfRange(v));
     }
     Ok(v as u32)
 }

@@ -378,7 +378,7 @@ impl Validator<'_, '_, '_> {
             }
             [(key, v)] => {
                 let problem = if *key == "partita:Udp" {
-                    parse_udp(&v.value).err()
+                    parse_udp(&v.value).err().map(|e| e.to_string())
                 } else if v.value.trim().is_empty() {
                     Some("the path is empty".to_string())
                 } else {

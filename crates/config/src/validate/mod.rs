@@ -197,29 +197,44 @@ impl Validator<'_, '_, '_> {
     }
 }
 
+/// Why a `partita:Udp` value is not a usable `host:port`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum UdpAddressError {
+    #[error("expected host:port")]
+    NoPort,
+    #[error("unbalanced [ in the host")]
+    UnbalancedBracket,
+    #[error("write IPv6 addresses in brackets, e.g. [::1]:5000")]
+    BareIpv6,
+    #[error("the host is empty")]
+    EmptyHost,
+    #[error("\"{0}\" is not a UDP port number")]
+    BadPort(String),
+    #[error("port 0 is not a usable destination")]
+    PortZero,
+}
+
 /// Parses `host:port` (`[v6]:port` for IPv6).
-pub(crate) fn parse_udp(text: &str) -> Result<(String, u16), String> {
+pub(crate) fn parse_udp(text: &str) -> Result<(String, u16), UdpAddressError> {
     let t = text.trim();
     let Some((host, port)) = t.rsplit_once(':') else {
-        return Err("expected host:port".into());
+        return Err(UdpAddressError::NoPort);
     };
     let host = match host.strip_prefix('[') {
         Some(h) => h
             .strip_suffix(']')
-            .ok_or_else(|| "unbalanced [ in the host".to_string())?,
-        None if host.contains(':') => {
-            return Err("write IPv6 addresses in brackets, e.g. [::1]:5000".into())
-        }
+            .ok_or(UdpAddressError::UnbalancedBracket)?,
+        None if host.contains(':') => return Err(UdpAddressError::BareIpv6),
         None => host,
     };
     if host.is_empty() {
-        return Err("the host is empty".into());
+        return Err(UdpAddressError::EmptyHost);
     }
     let port: u16 = port
         .parse()
-        .map_err(|_| format!("\"{port}\" is not a UDP port number"))?;
+        .map_err(|_| UdpAddressError::BadPort(port.to_string()))?;
     if port == 0 {
-        return Err("port 0 is not a usable destination".into());
+        return Err(UdpAddressError::PortZero);
     }
     Ok((host.to_string(), port))
 }
