@@ -335,6 +335,22 @@ fn simulate(
     (frames, results)
 }
 
+/// Why a compiled plan cannot be checked ([`check_compiled`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompiledCheckError {
+    /// The plan has no initial module schedule.
+    #[error("the plan has no module schedule")]
+    NoSchedule,
+    /// A process lacks the period or WCET the check needs.
+    #[error("process {process} of partition {partition} has no period or WCET")]
+    MissingTiming {
+        /// The process.
+        process: String,
+        /// Its partition.
+        partition: String,
+    },
+}
+
 /// Checks the initial schedule of a compiled plan against the process sets the plan itself
 /// carries (`partita:Process`; deadline defaults to the period, priorities deadline-monotonic
 /// when none is given). Partitions without processes are not checked for deadlines.
@@ -342,10 +358,8 @@ pub fn check_compiled(
     plan: &partita_config::CompiledPlan,
     switch_cost: Nanos,
     reserves: &[HostReserve],
-) -> Result<Verdict, String> {
-    let schedule = plan
-        .initial()
-        .ok_or_else(|| "the plan has no module schedule".to_string())?;
+) -> Result<Verdict, CompiledCheckError> {
+    let schedule = plan.initial().ok_or(CompiledCheckError::NoSchedule)?;
     let mut sets: Vec<(usize, String, Vec<Task>)> = Vec::new();
     for p in &plan.partitions {
         if p.processes.is_empty() {
@@ -354,10 +368,10 @@ pub fn check_compiled(
         let mut tasks = Vec::new();
         for pr in &p.processes {
             let (Some(period), Some(wcet)) = (pr.period, pr.wcet) else {
-                return Err(format!(
-                    "process {} of partition {} has no period or WCET",
-                    pr.name, p.name
-                ));
+                return Err(CompiledCheckError::MissingTiming {
+                    process: pr.name.clone(),
+                    partition: p.name.clone(),
+                });
             };
             tasks.push(Task {
                 name: pr.name.clone(),

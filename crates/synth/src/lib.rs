@@ -74,8 +74,8 @@ impl std::fmt::Display for Algorithm {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SynthError {
     /// The input exceeds what synthesis handles.
-    #[error("{0}")]
-    Limits(String),
+    #[error(transparent)]
+    Limits(#[from] model::LimitError),
     /// No table meets every deadline.
     #[error("{algorithm}: not schedulable: {reason}")]
     Unschedulable {
@@ -156,7 +156,7 @@ fn core_table_unchecked(
 
 /// Synthesises a schedule for `set` with `alg`.
 pub fn synthesize(set: &TaskSet, alg: Algorithm, params: &Params) -> Result<Synthesis, SynthError> {
-    set.check_limits().map_err(SynthError::Limits)?;
+    set.check_limits()?;
     let frame = set.major_frame();
     let name_of = |index: usize| {
         set.partitions

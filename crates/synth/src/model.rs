@@ -110,29 +110,24 @@ impl TaskSet {
     }
 
     /// Checks the arithmetic limits (frame length, number of micro-periods, deadlines).
-    pub fn check_limits(&self) -> Result<(), String> {
+    pub fn check_limits(&self) -> Result<(), LimitError> {
         if self.partitions.is_empty() {
-            return Err("no partition to schedule".into());
+            return Err(LimitError::NoPartition);
         }
         if self.cores.is_empty() {
-            return Err("no core to schedule on".into());
+            return Err(LimitError::NoCore);
         }
         let mut frame: u128 = 1;
         for t in self.partitions.iter().flat_map(|p| p.tasks.iter()) {
             if t.period == 0 || t.wcet == 0 || t.deadline == 0 || t.deadline > t.period {
-                return Err(format!(
-                    "process {} needs 0 < wcet, 0 < deadline <= period",
-                    t.name
-                ));
+                return Err(LimitError::BadTiming {
+                    process: t.name.clone(),
+                });
             }
             let g = u128::from(gcd(frame.min(u128::from(u64::MAX)) as u64, t.period));
             frame = frame / g.max(1) * u128::from(t.period);
             if frame > u128::from(MAX_FRAME) {
-                return Err(format!(
-                    "the least common multiple of the process periods exceeds {} s; \
-                     choose periods with a shorter hyperperiod (e.g. harmonic ones)",
-                    MAX_FRAME / 1_000_000_000
-                ));
+                return Err(LimitError::FrameTooLong);
             }
         }
         let min = self
@@ -142,12 +137,37 @@ impl TaskSet {
             .min()
             .unwrap_or(1);
         if frame / u128::from(min.max(1)) > u128::from(MAX_MICRO_PERIODS) {
-            return Err(format!(
-                "the major frame holds more than {MAX_MICRO_PERIODS} of the smallest period"
-            ));
+            return Err(LimitError::TooManyMicroPeriods);
         }
         Ok(())
     }
+}
+
+/// Why a task set is beyond what synthesis handles ([`TaskSet::check_limits`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    /// No partition has processes.
+    #[error("no partition to schedule")]
+    NoPartition,
+    /// No core is given.
+    #[error("no core to schedule on")]
+    NoCore,
+    /// A process's timing is not 0 < wcet, 0 < deadline <= period.
+    #[error("process {process} needs 0 < wcet, 0 < deadline <= period")]
+    BadTiming {
+        /// The process.
+        process: String,
+    },
+    /// The hyperperiod exceeds [`MAX_FRAME`].
+    #[error(
+        "the least common multiple of the process periods exceeds {} s; \
+         choose periods with a shorter hyperperiod (e.g. harmonic ones)",
+        MAX_FRAME / 1_000_000_000
+    )]
+    FrameTooLong,
+    /// The major frame holds more than [`MAX_MICRO_PERIODS`] smallest periods.
+    #[error("the major frame holds more than {MAX_MICRO_PERIODS} of the smallest period")]
+    TooManyMicroPeriods,
 }
 
 /// A problem of the input that stops synthesis, with its place in the file.

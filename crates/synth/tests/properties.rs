@@ -281,3 +281,56 @@ fn experiment_sets_are_all_verified() {
     }
     assert!(accepted > 30, "only {accepted} schedules");
 }
+
+/// Input beyond what synthesis handles is refused with the limit it breaks.
+#[test]
+fn limits_name_what_is_wrong() {
+    use partita_synth::model::LimitError;
+    use partita_synth::SynthError;
+    let task = |name: &str, period: Nanos, wcet: Nanos| Task {
+        name: name.into(),
+        period,
+        wcet,
+        deadline: period,
+        priority: 1,
+    };
+    let set = |tasks: Vec<Task>, cores: Vec<u32>| TaskSet {
+        partitions: vec![PartitionTasks {
+            index: 0,
+            id: 1,
+            name: "P".into(),
+            criticality: Criticality::LevelA,
+            cores: Vec::new(),
+            tasks,
+        }],
+        cores,
+    };
+    let run = |s: &TaskSet| synthesize(s, Algorithm::Ours, &Params::default()).map(|_| ());
+    let empty = TaskSet {
+        partitions: Vec::new(),
+        cores: vec![0],
+    };
+    assert_eq!(
+        run(&empty),
+        Err(SynthError::Limits(LimitError::NoPartition))
+    );
+    assert_eq!(
+        run(&set(vec![task("t", 10 * MS, MS)], Vec::new())),
+        Err(SynthError::Limits(LimitError::NoCore))
+    );
+    assert_eq!(
+        run(&set(vec![task("t", 10 * MS, 0)], vec![0])),
+        Err(SynthError::Limits(LimitError::BadTiming {
+            process: "t".into()
+        }))
+    );
+    // Coprime periods of about 1.1 s: their hyperperiod is far beyond MAX_FRAME.
+    assert_eq!(
+        run(&set(
+            vec![task("a", 1_100 * MS + 1, MS), task("b", 1_100 * MS + 3, MS)],
+            vec![0]
+        )),
+        Err(SynthError::Limits(LimitError::FrameTooLong))
+    );
+    assert_eq!(run(&set(vec![task("t", 10 * MS, MS)], vec![0])), Ok(()));
+}
