@@ -104,7 +104,7 @@ pub(crate) struct Ports {
     rearm: AtomicU32,
     thread: AtomicBool,
     /// Why the directory could not be read, if it could not.
-    error: Option<String>,
+    error: Option<DirectoryError>,
 }
 
 static PORTS: OnceLock<Ports> = OnceLock::new();
@@ -467,16 +467,30 @@ fn name_matches(configured: &str, name: &Name) -> bool {
     configured.as_bytes() == &name[..n]
 }
 
-fn read_directory(fd: i32) -> Result<Vec<PortEntry>, String> {
-    let m = shm::map_inherited(fd, false, 1).map_err(|e| format!("directory: {e}"))?;
+/// Why the port directory the manager passed could not be read.
+#[derive(Debug, thiserror::Error)]
+enum DirectoryError {
+    /// Its descriptor could not be mapped.
+    #[error("directory: {0}")]
+    Map(#[from] partita_sys::SysError),
+    /// It is not UTF-8 text.
+    #[error("directory is not text")]
+    NotText,
+    /// Its text does not decode (the message of `port_dir::decode`).
+    #[error("{0}")]
+    Decode(String),
+}
+
+fn read_directory(fd: i32) -> Result<Vec<PortEntry>, DirectoryError> {
+    let m = shm::map_inherited(fd, false, 1)?;
     let bytes: Vec<u8> = m
         .words()
         .iter()
         .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
         .take_while(|&b| b != 0)
         .collect();
-    let text = String::from_utf8(bytes).map_err(|_| "directory is not text".to_string())?;
-    port_dir::decode(&text)
+    let text = String::from_utf8(bytes).map_err(|_| DirectoryError::NotText)?;
+    port_dir::decode(&text).map_err(DirectoryError::Decode)
 }
 
 /// Maps inherited port descriptor `fd` (read-write when `writable`).

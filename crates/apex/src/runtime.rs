@@ -140,7 +140,21 @@ impl Drop for KernelGuard<'_> {
     }
 }
 
-static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+/// Why the runtime could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    /// The control block the manager passed could not be mapped.
+    #[error("partita runtime: control block: {0}")]
+    ControlBlock(partita_sys::SysError),
+    /// The control block is of another build.
+    #[error("partita runtime: control block has a wrong magic or version (manager and runtime from different builds?)")]
+    ControlBlockVersion,
+    /// The kernel refused the partition's configuration.
+    #[error("partita runtime: the partition configuration is refused ({0:?})")]
+    Configuration(ReturnCode),
+}
+
+static RUNTIME: OnceLock<Result<Runtime, InitError>> = OnceLock::new();
 
 /// The runtime of this partition, initialised on first use.
 pub fn get() -> Result<&'static Runtime, ReturnCode> {
@@ -151,8 +165,8 @@ pub fn get() -> Result<&'static Runtime, ReturnCode> {
 }
 
 /// Why the runtime could not start, if it could not.
-pub fn init_error() -> Option<String> {
-    RUNTIME.get_or_init(Runtime::init).as_ref().err().cloned()
+pub fn init_error() -> Option<&'static InitError> {
+    RUNTIME.get_or_init(Runtime::init).as_ref().err()
 }
 
 impl Runtime {

@@ -61,7 +61,9 @@ fn partition(args: &[String]) -> Result<(), String> {
     let rt = partita_apex::runtime::get().map_err(|e| {
         format!(
             "runtime: {e:?} ({})",
-            partita_apex::runtime::init_error().unwrap_or_default()
+            partita_apex::runtime::init_error()
+                .map(ToString::to_string)
+                .unwrap_or_default()
         )
     })?;
     let period = apex::partition::get_partition_status()

@@ -3,7 +3,7 @@
 
 use super::fault::{on_fault, thread_fault_setup};
 use super::threads::Slot;
-use super::{Runtime, ME};
+use super::{InitError, Runtime, ME};
 use partita_apex_core::{
     Kernel, OperatingMode, PartitionConfig, Runner, SchedulingPolicy, StartCondition,
 };
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 impl Runtime {
-    pub(super) fn init() -> Result<Runtime, String> {
+    pub(super) fn init() -> Result<Runtime, InitError> {
         partita_sys::proc::line_buffer_c_stdout();
         let fd: Option<i32> = std::env::var(control::ENV_CONTROL_FD)
             .ok()
@@ -21,9 +21,9 @@ impl Runtime {
         let (ctl, standalone) = match fd {
             Some(fd) => {
                 let m = SharedMapping::map_inherited(fd, control::SIZE, true)
-                    .map_err(|e| format!("partita runtime: control block: {e}"))?;
+                    .map_err(InitError::ControlBlock)?;
                 if !m.view::<ControlBlock>().is_valid() {
-                    return Err("partita runtime: control block has a wrong magic or version (manager and runtime from different builds?)".into());
+                    return Err(InitError::ControlBlockVersion);
                 }
                 (Some(m), false)
             }
@@ -103,7 +103,7 @@ impl Runtime {
             }
         };
         let cores = cfg.cores;
-        let kernel = Kernel::new(cfg).map_err(|e| format!("partita runtime: {e:?}"))?;
+        let kernel = Kernel::new(cfg).map_err(InitError::Configuration)?;
         let report = if standalone {
             None
         } else {

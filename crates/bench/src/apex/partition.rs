@@ -237,7 +237,9 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
     let rt = partita_apex::runtime::get().map_err(|e| {
         format!(
             "runtime: {e:?} ({})",
-            partita_apex::runtime::init_error().unwrap_or_default()
+            partita_apex::runtime::init_error()
+                .map(ToString::to_string)
+                .unwrap_or_default()
         )
     })?;
     fn err(what: &'static str) -> impl Fn(ReturnCode) -> String {
