@@ -2,7 +2,32 @@
 //! wraps the system compiler.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
+
+/// Why `partita cc` could not find or build the runtime library, or run the compiler.
+#[derive(Debug, thiserror::Error)]
+pub enum CcError {
+    /// The `partita` executable cannot be located.
+    #[error("cannot locate partita: {0}")]
+    NoExecutable(#[source] std::io::Error),
+    /// The `partita` executable path has no directory.
+    #[error("partita has no parent directory")]
+    NoExecutableDirectory,
+    /// cargo could not be started.
+    #[error("building the APEX runtime library with cargo: {0}")]
+    Cargo(#[source] std::io::Error),
+    /// cargo ran but the library is not there.
+    #[error("building the APEX runtime library failed ({0}); set PARTITA_LIB_DIR to a directory with libpartita_apex.a")]
+    BuildFailed(ExitStatus),
+    /// The C compiler could not be started.
+    #[error("running {compiler}: {source}")]
+    Compiler {
+        /// The compiler command (`$CC` or `cc`).
+        compiler: String,
+        /// Why it did not start.
+        source: std::io::Error,
+    },
+}
 
 /// Libraries a Rust static library needs from the C side.
 pub const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"];
@@ -25,15 +50,15 @@ pub fn include_dir() -> PathBuf {
 
 /// The directory holding `libpartita_apex.a` (next to the `partita` binary), built or
 /// refreshed with cargo when `partita` runs from a source tree.
-pub fn lib_dir() -> Result<PathBuf, String> {
+pub fn lib_dir() -> Result<PathBuf, CcError> {
     if let Some(d) = std::env::var_os("PARTITA_LIB_DIR") {
         return Ok(PathBuf::from(d));
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate partita: {e}"))?;
+    let exe = std::env::current_exe().map_err(CcError::NoExecutable)?;
     let dir = exe
         .parent()
         .map(Path::to_path_buf)
-        .ok_or("partita has no parent directory")?;
+        .ok_or(CcError::NoExecutableDirectory)?;
     // target/<profile>/partita, or target/<profile>/deps/... for test binaries.
     let dir = if dir.ends_with("deps") {
         dir.parent().map(Path::to_path_buf).unwrap_or(dir)
@@ -62,21 +87,16 @@ pub fn lib_dir() -> Result<PathBuf, String> {
         if profile != "debug" {
             cmd.arg("--profile").arg(&profile);
         }
-        let st = cmd
-            .status()
-            .map_err(|e| format!("building the APEX runtime library with cargo: {e}"))?;
+        let st = cmd.status().map_err(CcError::Cargo)?;
         if !st.success() || !lib.exists() {
-            return Err(format!(
-                "building the APEX runtime library failed ({}); set PARTITA_LIB_DIR to a directory with libpartita_apex.a",
-                st
-            ));
+            return Err(CcError::BuildFailed(st));
         }
     }
     Ok(dir)
 }
 
 /// Runs the C compiler with the APEX include path and runtime library added.
-pub fn compile(args: &[String]) -> Result<i32, String> {
+pub fn compile(args: &[String]) -> Result<i32, CcError> {
     let lib = lib_dir()?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut cmd = Command::new(&cc);
@@ -84,12 +104,15 @@ pub fn compile(args: &[String]) -> Result<i32, String> {
     cmd.args(args);
     cmd.arg(lib.join("libpartita_apex.a"));
     cmd.args(NATIVE_LIBS);
-    let st = cmd.status().map_err(|e| format!("running {cc}: {e}"))?;
+    let st = cmd.status().map_err(|source| CcError::Compiler {
+        compiler: cc.clone(),
+        source,
+    })?;
     Ok(st.code().unwrap_or(1))
 }
 
 /// The flags `partita cc` adds, for other build systems.
-pub fn flags() -> Result<(String, String), String> {
+pub fn flags() -> Result<(String, String), CcError> {
     let lib = lib_dir()?;
     Ok((
         format!("-I{}", include_dir().display()),
@@ -102,7 +125,7 @@ pub fn flags() -> Result<(String, String), String> {
 }
 
 /// A pkg-config file for the runtime.
-pub fn pkg_config() -> Result<String, String> {
+pub fn pkg_config() -> Result<String, CcError> {
     let lib = lib_dir()?;
     Ok(format!(
         "prefix={}\nincludedir={}\nlibdir={}\n\nName: partita-apex\nDescription: Partita ARINC 653 APEX runtime for Linux partitions\nVersion: {}\nCflags: -I${{includedir}}\nLibs: ${{libdir}}/libpartita_apex.a\nLibs.private: {}\n",

@@ -5,7 +5,34 @@
 //! partitions are built with `partita cc`. Partitions only read and execute there (the
 //! executables are started through a descriptor), so a root-owned cache is fine.
 
+use crate::cc::CcError;
 use std::path::PathBuf;
+
+/// Why the embedded module could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    /// A file of the cache directory could not be written.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `partita cc` could not run.
+    #[error(transparent)]
+    Cc(#[from] CcError),
+    /// A partition's C source did not compile.
+    #[error("compiling {} failed", .0.display())]
+    CompileFailed(PathBuf),
+}
+
+fn write_error(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> EmbeddedError + '_ {
+    move |source| EmbeddedError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
 
 const MODULE: &str = include_str!("../../../examples/flagship/module.xml");
 const HEADER: (&str, &str) = (
@@ -24,18 +51,18 @@ const PARTITIONS: [(&str, &str); 4] = [
 ];
 
 /// Writes the embedded module and builds its partitions; returns the module file.
-pub fn materialise() -> Result<PathBuf, String> {
+pub fn materialise() -> Result<PathBuf, EmbeddedError> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     let dir = base.join("partita").join("flagship");
     let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
-    let write = |name: &str, text: &str| -> Result<PathBuf, String> {
+    std::fs::create_dir_all(&bin).map_err(write_error(&bin))?;
+    let write = |name: &str, text: &str| -> Result<PathBuf, EmbeddedError> {
         let p = dir.join(name);
         if std::fs::read_to_string(&p).ok().as_deref() != Some(text) {
-            std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::write(&p, text).map_err(write_error(&p))?;
         }
         Ok(p)
     };
@@ -54,7 +81,7 @@ pub fn materialise() -> Result<PathBuf, String> {
         ])?;
         if status != 0 {
             let _ = std::fs::remove_file(&exe);
-            return Err(format!("compiling {} failed", src.display()));
+            return Err(EmbeddedError::CompileFailed(src));
         }
     }
     Ok(module)

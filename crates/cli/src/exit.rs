@@ -126,8 +126,17 @@ mod tests {
         line.trim_start().starts_with('#')
     }
 
+    /// An item that is not `N meaning`.
+    #[derive(Debug, thiserror::Error)]
+    enum ItemError {
+        #[error("`{0}` is not `N meaning`")]
+        NotNumberAndMeaning(String),
+        #[error("`{0}` does not start with an exit code")]
+        NoExitCode(String),
+    }
+
     /// The `N meaning` items of a section body (see the module documentation).
-    fn items(body: &str) -> Result<Vec<(u8, String)>, String> {
+    fn items(body: &str) -> Result<Vec<(u8, String)>, ItemError> {
         let lines: Vec<&str> = body.lines().collect();
         let is_item =
             |l: &str| l.trim_start().starts_with("- ") || l.trim_start().starts_with("* ");
@@ -160,10 +169,8 @@ mod tests {
                 let item = normalise(item);
                 let (n, meaning) = item
                     .split_once(' ')
-                    .ok_or_else(|| format!("`{item}` is not `N meaning`"))?;
-                let n: u8 = n
-                    .parse()
-                    .map_err(|_| format!("`{item}` does not start with an exit code"))?;
+                    .ok_or_else(|| ItemError::NotNumberAndMeaning(item.clone()))?;
+                let n: u8 = n.parse().map_err(|_| ItemError::NoExitCode(item.clone()))?;
                 Ok((n, meaning.to_string()))
             })
             .collect()

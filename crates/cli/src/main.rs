@@ -207,7 +207,18 @@ enum BenchCmd {
     },
 }
 
-fn parse_duration(s: &str) -> Result<Duration, String> {
+/// Why a command-line duration was refused.
+#[derive(Debug, thiserror::Error)]
+enum DurationError {
+    #[error("`{0}` is not a duration (examples: 5s, 500ms, 2m)")]
+    NotANumber(String),
+    #[error("unknown unit `{0}` (ns, us, ms, s, m, h)")]
+    UnknownUnit(String),
+    #[error("`{0}` is not a positive duration")]
+    Negative(String),
+}
+
+fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
         Some(i) => (&s[..i], &s[i..]),
@@ -215,7 +226,7 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     };
     let v: f64 = num
         .parse()
-        .map_err(|_| format!("`{s}` is not a duration (examples: 5s, 500ms, 2m)"))?;
+        .map_err(|_| DurationError::NotANumber(s.to_string()))?;
     let scale = match unit {
         "ns" => 1e-9,
         "us" => 1e-6,
@@ -223,10 +234,10 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" => 1.0,
         "m" | "min" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("unknown unit `{unit}` (ns, us, ms, s, m, h)")),
+        _ => return Err(DurationError::UnknownUnit(unit.to_string())),
     };
     if !(v >= 0.0 && v.is_finite()) {
-        return Err(format!("`{s}` is not a positive duration"));
+        return Err(DurationError::Negative(s.to_string()));
     }
     Ok(Duration::from_secs_f64(v * scale))
 }
