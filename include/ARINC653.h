@@ -1066,7 +1066,7 @@ extern void GET_MODULE_SCHEDULE_ID(
 
 /* ======================================================================== */
 /* Inter-partition communication services: sampling and queuing ports        */
-/* (ports stream; types above, in the sampling/queuing port sections)        */
+/* (types above, in the sampling/queuing port sections)                     */
 /* ======================================================================== */
 
 /*

@@ -1,4 +1,4 @@
-//! Per-core idle holders (apex3): a core with no designated APEX process must not run a
+//! Per-core idle holders: a core with no designated APEX process must not run a
 //! process that was preempted in the middle of its code.
 //!
 //! A process preempted asynchronously (by the timer thread, or by a process of another core:

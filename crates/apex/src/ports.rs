@@ -308,7 +308,7 @@ impl Ports {
 
     fn port_thread(&'static self, rt: &'static Runtime, prio: i32) {
         if prio > 0 {
-            // prio stream: a raise may go through the manager (crate::raise).
+            // A raise may go through the manager (crate::raise).
             let _ = crate::raise::set_priority(rt.control(), 0, prio + 1);
         }
         let mut guards: Vec<WakeGuard> =

@@ -1,4 +1,4 @@
-//! prio stream: raising a runtime thread's real-time priority without `CAP_SYS_NICE`.
+//! Raising a runtime thread's real-time priority without `CAP_SYS_NICE`.
 //!
 //! Partitions hold no capability. Where the manager could give them `RLIMIT_RTPRIO` = the
 //! timer priority, the kernel lets the runtime raise its threads up to it directly. Where it

@@ -1,4 +1,4 @@
-//! Giving back what an abandoned APEX thread no longer needs (apex3).
+//! Giving back what an abandoned APEX thread no longer needs.
 //!
 //! A thread whose process was stopped while it was in application code, or that stopped
 //! itself, or that faulted, parks for good (see the runtime's "Stopped processes"). It cannot

@@ -235,7 +235,7 @@ impl Runtime {
         self.standalone
     }
 
-    /// Runs `f` with the kernel locked, then dispatches (ports stream: the port thread
+    /// Runs `f` with the kernel locked, then dispatches (the port thread
     /// completes waiting senders and receivers when a peer partition moved data).
     pub(crate) fn with_kernel(&'static self, f: impl FnOnce(&mut Kernel, SystemTime)) {
         let mut k = self.lock();

@@ -698,7 +698,7 @@ pub struct HmLogEntryType {
 }
 
 // ---------------------------------------------------------------------------
-// Multiple module schedules (ARINC 653 Part 2) -- msched stream
+// Multiple module schedules (ARINC 653 Part 2)
 // ---------------------------------------------------------------------------
 
 /// `SCHEDULE_ID_TYPE`.

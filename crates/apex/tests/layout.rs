@@ -237,7 +237,7 @@ fn rust_spec() -> Spec {
         }
     }
 
-    // --- msched stream: multiple module schedules (ARINC 653 Part 2) ---
+    // --- Multiple module schedules (ARINC 653 Part 2) ---
     structs! { spec;
         ScheduleStatusType { time_of_last_schedule_switch, current_schedule, next_schedule }
     }

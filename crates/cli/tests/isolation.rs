@@ -574,7 +574,7 @@ fn a_spinner_cannot_raise_itself_above_the_scheduler() {
         return;
     };
     let log = run.log("attacker");
-    // prio stream: no partition holds CAP_SYS_NICE, on any host; RLIMIT_RTPRIO is at most the
+    // Raise broker: no partition holds CAP_SYS_NICE, on any host; RLIMIT_RTPRIO is at most the
     // runtime's timer priority (0 where it cannot be set). The kernel refuses the raise, the
     // attacker spins at its own priority, held to its windows (the neighbour's lateness and
     // stream were compared by `suite`), and the priority watch never had to kill it.
@@ -803,7 +803,7 @@ fn forbidden_calls_are_refused_and_recorded() {
     // The control: a signal to itself works.
     assert!(log.contains("RESULT self-signal rc=0"), "{}", run.context());
     // A priority above the partition's limit: refused by the kernel on every host (no
-    // CAP_SYS_NICE; prio stream).
+    // CAP_SYS_NICE; see docs/priority-raising.md).
     assert!(
         log.contains("RESULT rt-priority-99 rc=-1 errno=1"),
         "{}",
@@ -862,7 +862,7 @@ fn a_plain_program_sees_only_itself_and_dies_of_a_forbidden_call() {
     };
     let log = run.log("attacker");
     // Its own PID namespace: /proc lists itself only, as PID 1; its own uid, no capability
-    // at all (CAP_SYS_NICE included: prio stream).
+    // at all (CAP_SYS_NICE included: see docs/priority-raising.md).
     let uid = 61_001; // partition_uid(1) in id block 0 (tests run one module at a time)
     assert!(
         log.contains(&format!("PROCVIEW processes=1 pid=1 uid={uid} gid={uid}")),

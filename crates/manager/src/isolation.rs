@@ -1,4 +1,4 @@
-//! What the manager takes away from every partition before it runs (iso stream), and how it
+//! What the manager takes away from every partition before it runs, and how it
 //! names a partition's death for the health-monitor log. See `docs/threat-model.md`.
 
 use crate::partition::Partition;

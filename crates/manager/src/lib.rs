@@ -93,7 +93,7 @@ pub struct RunOptions {
     /// Window starts each scheduler thread keeps for the report (`RunReport::window_trace`);
     /// later ones are only counted.
     pub window_trace: usize,
-    /// Load the seccomp filter into every partition (iso stream; see `docs/seccomp.md`).
+    /// Load the seccomp filter into every partition (see `docs/seccomp.md`).
     pub seccomp: bool,
 }
 

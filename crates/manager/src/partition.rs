@@ -100,7 +100,7 @@ pub(crate) struct Partition {
     /// supervisor once every partition is prepared.
     pub nudge: std::sync::OnceLock<Arc<[std::sync::atomic::AtomicU32]>>,
     pub output: Mutex<OutputCounters>,
-    /// The run's channels (ports stream): this partition's port descriptors come from there.
+    /// The run's channels: this partition's port descriptors come from there.
     pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
     /// Its runtime reads APEX time from the counter clock (`HostInfo::counter_clock`).
     pub counter_clock: bool,
@@ -280,7 +280,7 @@ impl Partition {
             .store(self.counter_seed.0, Ordering::Relaxed);
         c.clock_seed_ns
             .store(self.counter_seed.1, Ordering::Relaxed);
-        // prio stream: the manager raises the runtime's threads where the kernel cannot let
+        // Raise broker: the manager raises the runtime's threads where the kernel cannot let
         // the partition do it (crate::raise).
         c.raise_broker
             .store(u32::from(rt && crate::raise::needed()), Ordering::Relaxed);
@@ -351,7 +351,7 @@ impl Partition {
         for (k, v) in env {
             add_env(k, v);
         }
-        // Ports stream: the port directory and only this partition's channel ends.
+        // The port directory and only this partition's channel ends.
         let port_fds = self.channels.get().map(|c| c.fds_of(self.index));
         if let Some((_, (k, v))) = &port_fds {
             add_env(k, v);

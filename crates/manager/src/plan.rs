@@ -47,7 +47,7 @@ pub struct ModulePlan {
     pub hm: partita_config::model::HmTables,
     /// Multiple module schedules (ARINC 653 Part 2); empty: `frame` is the only schedule.
     pub schedules: ModuleSchedules,
-    /// Channels of the connection table (ports stream).
+    /// Channels of the connection table.
     pub channels: Vec<crate::ports::ChannelSpec>,
 }
 

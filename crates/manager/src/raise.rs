@@ -1,4 +1,4 @@
-//! The raise broker (prio stream): partitions hold no capability, and where the manager
+//! The raise broker: partitions hold no capability, and where the manager
 //! cannot give them `RLIMIT_RTPRIO` (root without `CAP_SYS_RESOURCE`, hard limit 0) the kernel
 //! refuses every raise of a real-time priority. The partition runtime must raise its own
 //! threads (a demoted APEX process designated again, the timer thread), so the manager does

@@ -99,7 +99,7 @@ pub struct RunReport {
     pub leftovers: Vec<String>,
     /// Health monitor: logbook records and module actions.
     pub hm: crate::HmReport,
-    // --- msched stream ---
+    // --- Module schedules ---
     /// Module schedule switches (ARINC 653 Part 2), oldest first.
     pub schedule_switches: Vec<ScheduleSwitch>,
     /// SET_MODULE_SCHEDULE requests the manager refused (a partition not allowed to switch,
@@ -113,7 +113,7 @@ pub struct RunReport {
     pub window_trace: Vec<WindowStart>,
     /// Window starts not kept in `window_trace` (over the limit).
     pub window_trace_dropped: u64,
-    // --- flagship stream ---
+    // --- Channel traffic ---
     /// Traffic of every channel of the connection table.
     pub channels: Vec<crate::traffic::ChannelTraffic>,
 }

@@ -88,7 +88,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     }
     let mut parts: Vec<Arc<Partition>> = Vec::new();
     let mut sentinel: Option<(Cgroup, Freezer)> = None;
-    // Ports stream: channel memory for the whole run, and the pseudo-partition bridge.
+    // Channel memory for the whole run, and the pseudo-partition bridge.
     let mut bridge = None;
     let mut channels = None;
     let setup = (|| -> Result<(), ManagerError> {
@@ -490,7 +490,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         })
         .collect();
     let hm_report = hm.report(opts.hm_log.as_deref(), module_resets);
-    // flagship stream: per-channel traffic, read after every partition has stopped.
+    // Per-channel traffic, read after every partition has stopped.
     let names: Vec<String> = parts.iter().map(|p| p.spec.name.clone()).collect();
     let channels = channels
         .map(|c| crate::traffic::collect(&c, &names))

@@ -102,12 +102,12 @@ pub struct ControlBlock {
     pub processes: AtomicU32,
     /// Written by the partition: current preemption lock level.
     pub lock_level: AtomicI32,
-    // --- hm stream ---
+    // --- System-partition services ---
     /// Extension-service mailbox (Partita / ARINC 653 Part 2-style system-partition services,
     /// see [`mailbox`] and docs/health-monitor.md). One request at a time per partition.
     pub mbox: Mailbox,
 
-    // --- msched stream ---
+    // --- Module schedules ---
     // Multiple module schedules (ARINC 653 Part 2). The manager rewrites `period_ns`,
     // `duration_ns`, `period_origin_ns`, `major_frame_ns` and the `schedule_*` status fields at
     // a schedule switch inside the `schedule_seq` seqlock (see [`schedule`]).
@@ -137,7 +137,7 @@ pub struct ControlBlock {
     /// Written by the manager: identifier of the schedule that runs from the next frame
     /// boundary (the current one when no change is pending).
     pub schedule_next: AtomicI32,
-    // --- prio stream ---
+    // --- Raise broker ---
     // The raise broker: partitions hold no capability, so where the manager cannot give them
     // RLIMIT_RTPRIO (see `isolation::can_limit_rtprio`) it raises a runtime thread's SCHED_FIFO
     // priority on request, never above the runtime's timer priority (docs/priority-raising.md).

@@ -98,7 +98,7 @@ pub struct SpawnSpec {
     /// `RLIMIT_RTPRIO` for the child (the highest SCHED_FIFO priority it may set without
     /// privileges), if any.
     pub rtprio_limit: Option<u64>,
-    /// Privilege drop before `execve` (iso stream): see [`Confinement`].
+    /// Privilege drop before `execve`: see [`Confinement`].
     pub confinement: Confinement,
     /// A connected `AF_UNIX` socket (the child's end): the child installs the task-creation
     /// notification filter ([`crate::creation`]) before its other filters and sends the
@@ -362,8 +362,8 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
                 };
                 // Refused only when the inherited hard limit is lower (raising it needs
                 // CAP_SYS_RESOURCE): the child then keeps that lower limit, and with every
-                // capability dropped it cannot raise a priority above it (prio stream: the
-                // manager's raise broker serves the runtime, see docs/priority-raising.md).
+                // capability dropped it cannot raise a priority above it (the manager's raise broker
+                // serves the runtime then, see docs/priority-raising.md).
                 let _ = libc::setrlimit(libc::RLIMIT_RTPRIO, &rl);
             }
             if let Some(n) = conf.nproc_limit {

@@ -16,7 +16,7 @@ impl Runtime {
         let prio = prio.max(1);
         let tid = slot.tid.load(Ordering::Acquire);
         if self.rt_run > 0 && tid > 0 && slot.prio.swap(prio, Ordering::AcqRel) != prio {
-            // prio stream: a raise may go through the manager (crate::raise).
+            // A raise may go through the manager (crate::raise).
             crate::raise::set_priority(self.control(), tid, prio);
         }
     }
@@ -62,7 +62,7 @@ impl Runtime {
                 partita_sys::futex::wake(&next.word, u32::MAX, false);
             }
         }
-        // apex3: an idle core must not run a demoted thread (crate::idle).
+        // An idle core must not run a demoted thread (crate::idle).
         crate::idle::update(|c| k.running(c).is_none(), |c| self.any_demoted_on(c));
         for e in effects {
             match e {

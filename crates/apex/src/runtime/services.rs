@@ -178,7 +178,7 @@ impl Runtime {
     /// SET_PARTITION_MODE.
     pub fn set_partition_mode(&'static self, mode: OperatingMode) -> Result<(), ReturnCode> {
         if mode == OperatingMode::Normal && self.me() == Some(Runner::Main) {
-            // apex3: the per-core idle holders, started while only the main process runs.
+            // The per-core idle holders, started while only the main process runs.
             crate::idle::start(self.designated.len(), self.rt_run);
         }
         let (me, mut k) = self.enter()?;

@@ -40,9 +40,9 @@ pub(super) struct Slot {
     /// The SCHED_FIFO priority last given to the slot's thread, so that the dispatcher skips
     /// the system call when it would not change anything (the common case on a hand-off).
     pub(super) prio: AtomicI32,
-    /// apex3: the core the slot's thread last moved itself to (see [`crate::affinity`]).
+    /// The core the slot's thread last moved itself to (see [`crate::affinity`]).
     pub(super) pinned: AtomicU32,
-    /// apex3: the thread was demoted while in application code (see [`crate::idle`]).
+    /// The thread was demoted while in application code (see [`crate::idle`]).
     pub(super) demoted: AtomicBool,
 }
 
@@ -105,7 +105,7 @@ impl Runtime {
     /// The end of an abandoned thread (or of a thread whose process stopped itself): it
     /// never returns to application code and never touches the kernel again.
     pub(super) fn park_forever(&self) -> ! {
-        // apex3: give back the memory it no longer needs (crate::reclaim).
+        // Give back the memory it no longer needs (crate::reclaim).
         crate::reclaim::before_parking_forever();
         loop {
             std::thread::park();
@@ -172,7 +172,7 @@ impl Runtime {
         while ready.load(Ordering::Acquire) == 0 {
             partita_sys::futex::wait(&ready, 0, None, false);
         }
-        // apex3: the new thread inherited the spawner's SCHED_FIFO priority (at least the
+        // The new thread inherited the spawner's SCHED_FIFO priority (at least the
         // running priority), so it reached `ready` without being preempted by the designated
         // thread of its core; now it drops below the running priority. Before this, a thread
         // spawned by the timer thread lowered itself first and then waited behind a computing
