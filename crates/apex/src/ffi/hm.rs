@@ -6,26 +6,13 @@ use crate::apex::hm;
 use partita_apex_core::{ErrorCode, ErrorHandlerConcurrency, ErrorStatus};
 use std::sync::Arc;
 
-/// An application message (REPORT_APPLICATION_MESSAGE, RAISE_APPLICATION_ERROR):
-/// `InvalidParam` for a negative length, a length above `MAX_ERROR_MESSAGE_SIZE`, or a null
-/// address with a non-zero length.
+/// An application message (REPORT_APPLICATION_MESSAGE, RAISE_APPLICATION_ERROR): at most
+/// `MAX_ERROR_MESSAGE_SIZE` bytes.
 fn error_message_in<'a>(
     addr: *const ApexByte,
     length: ApexInteger,
 ) -> Result<&'a [u8], ReturnCode> {
-    let len = match usize::try_from(length) {
-        Ok(l) if l <= hm::MAX_ERROR_MESSAGE_SIZE => l,
-        _ => return Err(ReturnCode::InvalidParam),
-    };
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if addr.is_null() {
-        return Err(ReturnCode::InvalidParam);
-    }
-    // SAFETY: the caller passes a pointer to at least `length` readable bytes (checked
-    // non-null and within MAX_ERROR_MESSAGE_SIZE above); the slice lives only for the call.
-    Ok(unsafe { std::slice::from_raw_parts(addr, len) })
+    message_at_most(addr, length, hm::MAX_ERROR_MESSAGE_SIZE)
 }
 
 /// REPORT_APPLICATION_MESSAGE.

@@ -137,8 +137,18 @@ fn object_id(id: ApexInteger) -> Result<u32, ReturnCode> {
 /// The `length` bytes at `addr` (a message to send): `InvalidParam` for a negative length,
 /// a length above `SYSTEM_LIMIT_MESSAGE_SIZE`, or a null address with a non-zero length.
 fn message_in<'a>(addr: *const ApexByte, length: MessageSizeType) -> Result<&'a [u8], ReturnCode> {
+    message_at_most(addr, length, SYSTEM_LIMIT_MESSAGE_SIZE as usize)
+}
+
+/// The `length` bytes at `addr`: `InvalidParam` for a negative length, a length above `max`,
+/// or a null address with a non-zero length.
+fn message_at_most<'a>(
+    addr: *const ApexByte,
+    length: ApexInteger,
+    max: usize,
+) -> Result<&'a [u8], ReturnCode> {
     let len = match usize::try_from(length) {
-        Ok(l) if l <= SYSTEM_LIMIT_MESSAGE_SIZE as usize => l,
+        Ok(l) if l <= max => l,
         _ => return Err(ReturnCode::InvalidParam),
     };
     if len == 0 {
