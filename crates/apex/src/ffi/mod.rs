@@ -177,6 +177,7 @@ fn message_out<'a>(addr: *mut ApexByte, size: usize) -> Result<&'a mut [u8], Ret
 #[derive(Clone, Copy)]
 struct CEntry(extern "C" fn());
 
+/// A process identifier: `InvalidParam` unless positive.
 fn pid_of(id: ProcessIdType) -> Result<ProcessId, ReturnCode> {
     u32::try_from(id)
         .ok()
