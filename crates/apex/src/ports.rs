@@ -476,9 +476,9 @@ enum DirectoryError {
     /// It is not UTF-8 text.
     #[error("directory is not text")]
     NotText,
-    /// Its text does not decode (the message of `port_dir::decode`).
-    #[error("{0}")]
-    Decode(String),
+    /// Its text does not decode.
+    #[error(transparent)]
+    Decode(#[from] port_dir::DirectoryError),
 }
 
 fn read_directory(fd: i32) -> Result<Vec<PortEntry>, DirectoryError> {
@@ -490,7 +490,7 @@ fn read_directory(fd: i32) -> Result<Vec<PortEntry>, DirectoryError> {
         .take_while(|&b| b != 0)
         .collect();
     let text = String::from_utf8(bytes).map_err(|_| DirectoryError::NotText)?;
-    port_dir::decode(&text).map_err(DirectoryError::Decode)
+    Ok(port_dir::decode(&text)?)
 }
 
 /// Maps inherited port descriptor `fd` (read-write when `writable`).

@@ -65,18 +65,37 @@ pub fn encode(entries: &[PortEntry]) -> String {
     s
 }
 
+/// Why a port directory could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DirectoryError {
+    /// The first line is not the format header.
+    #[error("port directory does not start with `{HEADER}`")]
+    MissingHeader,
+    /// A port line is malformed.
+    #[error("port directory line {line}: `{text}`")]
+    BadLine {
+        /// Line number, from 1 (the header is line 1).
+        line: usize,
+        /// The line as found.
+        text: String,
+    },
+}
+
 /// Parses a directory; the error names the offending line.
-pub fn decode(text: &str) -> Result<Vec<PortEntry>, String> {
+pub fn decode(text: &str) -> Result<Vec<PortEntry>, DirectoryError> {
     let mut lines = text.lines();
     if lines.next() != Some(HEADER) {
-        return Err(format!("port directory does not start with `{HEADER}`"));
+        return Err(DirectoryError::MissingHeader);
     }
     let mut v = Vec::new();
     for (n, line) in lines.enumerate() {
         if line.is_empty() {
             continue;
         }
-        let bad = || format!("port directory line {}: `{line}`", n + 2);
+        let bad = || DirectoryError::BadLine {
+            line: n + 2,
+            text: line.to_string(),
+        };
         let f: Vec<&str> = line.split(' ').collect();
         if f.len() != 10 || f[0] != "port" {
             return Err(bad());
@@ -149,7 +168,14 @@ mod tests {
             },
         ];
         assert_eq!(decode(&encode(&e)).unwrap(), e);
-        assert!(decode("nope").is_err());
-        assert!(decode("partita-ports 1\nport X SOURCE 1 0 -1 17 -1 1 41").is_err());
+        assert_eq!(decode("nope"), Err(DirectoryError::MissingHeader));
+        let short = "port X SOURCE 1 0 -1 17 -1 1 41";
+        assert_eq!(
+            decode(&format!("partita-ports 1\n{short}")),
+            Err(DirectoryError::BadLine {
+                line: 2,
+                text: short.into()
+            })
+        );
     }
 }
