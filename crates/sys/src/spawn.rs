@@ -3,9 +3,12 @@
 //!
 //! The child side runs between `clone` and `execve` in a copy of a multi-threaded process, so
 //! it only makes async-signal-safe system calls on memory prepared by the parent (no
-//! allocation, no locks).
+//! allocation, no locks): see the `child` module.
+
+mod child;
 
 use crate::{check, Result, SysError};
+use child::Child;
 use std::ffi::{CString, OsStr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -245,60 +248,16 @@ pub fn pipe() -> Result<(OwnedFd, OwnedFd)> {
 pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
     let (go_r, go_w) = pipe_cloexec()?;
     let (st_r, st_w) = pipe_cloexec()?;
-    let mut argv: Vec<*const libc::c_char> = spec.argv.iter().map(|a| a.as_ptr()).collect();
-    argv.push(std::ptr::null());
-    let mut envp: Vec<*const libc::c_char> = spec.envp.iter().map(|a| a.as_ptr()).collect();
-    envp.push(std::ptr::null());
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut cpuset: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in &spec.cpus {
-        if (c as usize) < libc::CPU_SETSIZE as usize {
-            // SAFETY: index checked against CPU_SETSIZE.
-            unsafe { libc::CPU_SET(c as usize, &mut cpuset) };
-        }
-    }
-    // Highest descriptor number the child installs; the go and status pipes go above it.
-    let max_target = spec.fds.iter().map(|&(_, t)| t).max().unwrap_or(2);
-    let go_fd = max_target + 1;
-    let st_fd = max_target + 2;
-    let mut staged: Vec<RawFd> = vec![-1; spec.fds.len()];
-    let staged_ptr = staged.as_mut_ptr();
+    let exec = open_executable(&spec.path);
+    let mut child = Child::prepare(
+        spec,
+        go_r.as_raw_fd(),
+        st_w.as_raw_fd(),
+        exec.as_ref().map(AsRawFd::as_raw_fd),
+    )?;
     let flags = spec.namespaces.flags() | libc::SIGCHLD as libc::c_ulong;
-    // The executable, opened now (as the manager): the child executes this descriptor, so
-    // the partition's uid needs no search permission on the directories above it. If it
-    // cannot be opened, the child's execve by path reports the error.
-    // SAFETY: a NUL-terminated path; the result is checked.
-    let exec_fd = unsafe { libc::open(spec.path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-    // SAFETY: a descriptor just opened and owned by nobody else.
-    let exec_owned = (exec_fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(exec_fd) });
-    let ex_fd = max_target + 3;
-    let nt_fd = max_target + 4;
-    let base = nt_fd + 1;
-    let creation_prog = crate::creation::program();
-    let conf = &spec.confinement;
-    // Mutable copies of the filters: the child writes its own pid into them.
-    let mut filters = conf.filters.clone();
-    let filter_ptrs = filters.as_mut().map(|f| {
-        (
-            f.prefix.as_mut_ptr(),
-            f.prefix.len(),
-            f.main.as_mut_ptr(),
-            f.main.len(),
-        )
-    });
-    let own_pid_slots: &[usize] = conf
-        .filters
-        .as_ref()
-        .map(|f| f.own_pid_slots.as_slice())
-        .unwrap_or(&[]);
-    let empty = c"";
-    let proc_c = c"/proc";
-    let proc_t = c"proc";
-    let root = c"/";
-
     // SAFETY: a fork-like clone (no CLONE_VM, null stack: the child gets a copy of our address
-    // space). In the child we only call async-signal-safe functions on memory prepared above,
-    // then execve or _exit.
+    // space and continues on its copy of this stack); no pointer is passed.
     let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
     if pid < 0 {
         return Err(SysError::last(format!(
@@ -307,273 +266,23 @@ pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
         )));
     }
     if pid == 0 {
-        // Child. SAFETY (whole block): async-signal-safe system calls only, on data prepared
-        // by the parent before the clone; every failure ends in _exit.
-        unsafe {
-            let fail = |st: RawFd| -> ! {
-                let e = *libc::__errno_location();
-                let b = e.to_ne_bytes();
-                libc::write(st, b.as_ptr().cast(), 4);
-                libc::_exit(127)
-            };
-            let st = st_w.as_raw_fd();
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            // A session (and process group) of its own: not the manager's.
-            libc::setsid();
-            // Default signal dispositions and an empty mask (the manager blocks some).
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
-            for s in 1..32 {
-                if s != libc::SIGKILL && s != libc::SIGSTOP {
-                    libc::signal(s, libc::SIG_DFL);
-                }
-            }
-            if spec.namespaces.mount {
-                if libc::mount(
-                    std::ptr::null(),
-                    root.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    std::ptr::null(),
-                ) != 0
-                {
-                    fail(st);
-                }
-                if spec.namespaces.pid
-                    && libc::mount(
-                        proc_t.as_ptr(),
-                        proc_c.as_ptr(),
-                        proc_t.as_ptr(),
-                        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                        std::ptr::null(),
-                    ) != 0
-                {
-                    fail(st);
-                }
-            }
-            if !spec.cpus.is_empty() {
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &cpuset);
-            }
-            if let Some(l) = spec.rtprio_limit {
-                let rl = libc::rlimit {
-                    rlim_cur: l,
-                    rlim_max: l,
-                };
-                // Refused only when the inherited hard limit is lower (raising it needs
-                // CAP_SYS_RESOURCE): the child then keeps that lower limit, and with every
-                // capability dropped it cannot raise a priority above it (the manager's raise broker
-                // serves the runtime then, see docs/priority-raising.md).
-                let _ = libc::setrlimit(libc::RLIMIT_RTPRIO, &rl);
-            }
-            if let Some(n) = conf.nproc_limit {
-                let rl = libc::rlimit {
-                    rlim_cur: n,
-                    rlim_max: n,
-                };
-                if libc::setrlimit(libc::RLIMIT_NPROC, &rl) != 0 {
-                    fail(st);
-                }
-            }
-            if conf.ids.is_some() {
-                // A partition that crashes in a loop must not fill the disk with core files.
-                let rl = libc::rlimit {
-                    rlim_cur: 0,
-                    rlim_max: 0,
-                };
-                libc::setrlimit(libc::RLIMIT_CORE, &rl);
-            }
-            // Stage every descriptor above all targets (F_DUPFD picks the lowest free number
-            // >= base, so it never clobbers a source or a target), then install.
-            for (i, &(src, _)) in spec.fds.iter().enumerate() {
-                let fd = libc::fcntl(src, libc::F_DUPFD_CLOEXEC, base);
-                if fd < 0 {
-                    fail(st);
-                }
-                *staged_ptr.add(i) = fd;
-            }
-            let ex_staged = if exec_fd >= 0 {
-                let fd = libc::fcntl(exec_fd, libc::F_DUPFD_CLOEXEC, base);
-                if fd < 0 {
-                    fail(st);
-                }
-                fd
-            } else {
-                -1
-            };
-            let nt_staged = match spec.creation_notify {
-                Some(fd) => {
-                    let s = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, base);
-                    if s < 0 {
-                        fail(st);
-                    }
-                    s
-                }
-                None => -1,
-            };
-            let go_staged = libc::fcntl(go_r.as_raw_fd(), libc::F_DUPFD_CLOEXEC, base);
-            let st_staged = libc::fcntl(st, libc::F_DUPFD_CLOEXEC, base);
-            if go_staged < 0 || st_staged < 0 {
-                fail(st);
-            }
-            let st = st_staged;
-            for (i, &(_, target)) in spec.fds.iter().enumerate() {
-                if libc::dup2(*staged_ptr.add(i), target) < 0 {
-                    fail(st);
-                }
-            }
-            if libc::dup2(go_staged, go_fd) < 0 || libc::dup3(st, st_fd, libc::O_CLOEXEC) < 0 {
-                fail(st);
-            }
-            let st = st_fd;
-            if ex_staged >= 0 && libc::dup3(ex_staged, ex_fd, libc::O_CLOEXEC) < 0 {
-                fail(st);
-            }
-            if nt_staged >= 0 && libc::dup3(nt_staged, nt_fd, libc::O_CLOEXEC) < 0 {
-                fail(st);
-            }
-            libc::syscall(libc::SYS_close_range, (nt_fd + 1) as u32, u32::MAX, 0u32);
-            // Wait for the manager: it moves us into our cgroups and freezes or stops us first.
-            let mut b = 0u8;
-            loop {
-                let r = libc::read(go_fd, (&mut b as *mut u8).cast(), 1);
-                if r == 1 {
-                    break;
-                }
-                if r == 0 {
-                    libc::_exit(0);
-                }
-                if *libc::__errno_location() != libc::EINTR {
-                    fail(st);
-                }
-            }
-            libc::close(go_fd);
-            if let Some(p) = conf.fifo_priority {
-                let sp = libc::sched_param { sched_priority: p };
-                // Refused without privileges: the runtime then runs without real-time
-                // priorities (it cannot enter SCHED_FIFO later under the filter).
-                if libc::sched_setscheduler(0, libc::SCHED_FIFO, &sp) != 0 && conf.ids.is_some() {
-                    fail(st);
-                }
-            }
-            if let Some((uid, gid)) = conf.ids {
-                // Raw system calls: glibc's set*id wrappers would try to synchronise threads
-                // that only exist in the parent.
-                for cap in 0..64 {
-                    if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
-                        if *libc::__errno_location() == libc::EINVAL {
-                            break;
-                        }
-                        fail(st);
-                    }
-                }
-                libc::prctl(
-                    libc::PR_CAP_AMBIENT,
-                    libc::PR_CAP_AMBIENT_CLEAR_ALL,
-                    0,
-                    0,
-                    0,
-                );
-                if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
-                    || libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0
-                    || libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0
-                {
-                    fail(st);
-                }
-                // Changing uid from 0 cleared the permitted and effective sets; set all three
-                // to nothing (CAP_SYS_NICE included, on every host: the runtime never needs to
-                // raise a priority itself) and check the result.
-                let mut hdr = CapHeader {
-                    version: LINUX_CAPABILITY_VERSION_3,
-                    pid: 0,
-                };
-                let mut data = [
-                    CapData {
-                        effective: 0,
-                        permitted: 0,
-                        inheritable: 0,
-                    },
-                    CapData::default(),
-                ];
-                if libc::syscall(libc::SYS_capset, &mut hdr, data.as_ptr()) != 0 {
-                    fail(st);
-                }
-                data = [CapData::default(); 2];
-                if libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) != 0 {
-                    fail(st);
-                }
-                if data[0].effective != 0
-                    || data[0].permitted != 0
-                    || data[0].inheritable != 0
-                    || data[1].effective != 0
-                    || data[1].permitted != 0
-                    || data[1].inheritable != 0
-                {
-                    *libc::__errno_location() = libc::EPERM;
-                    fail(st);
-                }
-                // A credential change clears the parent-death signal: set it again.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            }
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                fail(st);
-            }
-            // Task creations go to the manager (crate::creation); installed first, so the
-            // listener is sent before the allow-list could refuse anything.
-            if nt_staged >= 0 {
-                if crate::creation::send_listener(
-                    creation_prog.as_ptr(),
-                    creation_prog.len(),
-                    nt_fd,
-                ) != 0
-                {
-                    fail(st);
-                }
-                libc::close(nt_fd);
-            }
-            if let Some((pre, pre_len, main, main_len)) = filter_ptrs {
-                let me = libc::getpid() as u32;
-                for &i in own_pid_slots {
-                    (*main.add(i)).k = me;
-                }
-                for (ptr, len) in [(pre, pre_len), (main, main_len)] {
-                    let prog = libc::sock_fprog {
-                        len: len as u16,
-                        filter: ptr,
-                    };
-                    if libc::syscall(
-                        libc::SYS_seccomp,
-                        libc::SECCOMP_SET_MODE_FILTER,
-                        0u32,
-                        &prog as *const libc::sock_fprog,
-                    ) != 0
-                    {
-                        fail(st);
-                    }
-                }
-            }
-            if exec_fd >= 0 {
-                libc::syscall(
-                    libc::SYS_execveat,
-                    ex_fd,
-                    empty.as_ptr(),
-                    argv.as_ptr(),
-                    envp.as_ptr(),
-                    libc::AT_EMPTY_PATH,
-                );
-            } else {
-                libc::execve(spec.path.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            }
-            fail(st);
-        }
+        // SAFETY: this is the child of the fork-like clone above, and `child` was prepared
+        // by its parent before it; `run` never returns.
+        unsafe { child.run() }
     }
-    drop(go_r);
-    drop(st_w);
-    drop(exec_owned);
-    drop(filters);
     Ok(Spawned {
         pid: pid as i32,
         go: Some(go_w),
         exec_status: st_r,
     })
+}
+
+/// The executable, opened now (as the manager): the child executes this descriptor, so the
+/// partition's uid needs no search permission on the directories above it. `None` if it
+/// cannot be opened: the child's `execve` by path then reports the error.
+fn open_executable(path: &CString) -> Option<OwnedFd> {
+    // SAFETY: a NUL-terminated path; the result is checked.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor just opened and owned by nobody else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }
