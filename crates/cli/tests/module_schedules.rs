@@ -78,59 +78,22 @@ fn module(dir: &std::path::Path, token: &str) -> std::path::PathBuf {
 /// Runs the module once (under the end-to-end lock); `None` when the host cannot.
 fn run() -> Option<&'static Run> {
     static RUN: OnceLock<Option<Run>> = OnceLock::new();
-    let _serial = serial();
-    RUN.get_or_init(|| {
-        if let Err(r) = capable() {
-            skip("module_schedules", &r);
-            return None;
-        }
-        let dir = scratch("module-schedules");
+    once(&RUN, "module-schedules", |dir| {
         let token = format!("msched-token-{}", std::process::id());
-        let m = module(&dir, &token);
-        let out = partita()
-            .args(["run", "--duration", "1.5s", "--log-dir"])
-            .arg(dir.join("logs"))
-            .arg("--json")
-            .arg(dir.join("report.json"))
-            .arg(&m)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out));
-        assert!(processes_with(&token).is_empty(), "partitions left behind");
-        let report =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap())
-                .unwrap();
-        Some(Run {
+        let m = module(dir, &token);
+        let (out, report) = run_reported(dir, &m, "1.5s", ("--log-dir", "logs"), &token);
+        Run {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             report,
             log: std::fs::read_to_string(dir.join("logs/module.log")).unwrap(),
             text: text(&out),
-        })
+        }
     })
-    .as_ref()
 }
 
 /// `key=value` fields of the `MS <who> <what>` lines.
 fn lines<'a>(r: &'a Run, who: &str, what: &str) -> Vec<Vec<(&'a str, &'a str)>> {
-    let prefix = format!("MS {who} {what} ");
-    r.stdout
-        .lines()
-        .filter_map(|l| l.find(&prefix).map(|i| &l[i + prefix.len()..]))
-        .map(|rest| {
-            rest.split_whitespace()
-                .filter_map(|kv| kv.split_once('='))
-                .collect()
-        })
-        .collect()
-}
-
-fn field(l: &[(&str, &str)], k: &str) -> i64 {
-    l.iter()
-        .find(|(key, _)| *key == k)
-        .unwrap_or_else(|| panic!("no {k} in {l:?}"))
-        .1
-        .parse()
-        .unwrap()
+    tagged_fields(&r.stdout, &format!("MS {who} {what} "))
 }
 
 fn the_switch(r: &Run) -> &Value {

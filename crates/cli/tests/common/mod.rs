@@ -277,6 +277,73 @@ pub fn output_within(cmd: &mut Command, limit: std::time::Duration) -> Output {
     }
 }
 
+/// Runs `f` once per test binary, in the scratch directory `name` and under the end-to-end
+/// lock, when the host can run modules ([`capable`]; otherwise the skip line and `None`).
+/// Every test of a file that shares one run calls it; the first one runs.
+pub fn once<T>(
+    cell: &'static OnceLock<Option<T>>,
+    name: &str,
+    f: impl FnOnce(&Path) -> T,
+) -> Option<&'static T> {
+    let _serial = serial();
+    cell.get_or_init(|| match capable() {
+        Ok(()) => Some(f(&scratch(name))),
+        Err(r) => {
+            skip(name, &r);
+            None
+        }
+    })
+    .as_ref()
+}
+
+/// Runs `module` for `duration` with `partita run`, its report in `dir/report.json` and the
+/// log option `log.0` naming `dir/<log.1>`; checks that the run succeeded and left no process
+/// whose command line contains `token`. Returns the output and the report.
+pub fn run_reported(
+    dir: &Path,
+    module: &Path,
+    duration: &str,
+    log: (&str, &str),
+    token: &str,
+) -> (Output, serde_json::Value) {
+    let out = partita()
+        .args(["run", "--duration", duration, log.0])
+        .arg(dir.join(log.1))
+        .arg("--json")
+        .arg(dir.join("report.json"))
+        .arg(module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(processes_with(token).is_empty(), "partitions left behind");
+    let report = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    (out, serde_json::from_str(&report).unwrap())
+}
+
+/// The `key=value` fields of every line of `stdout` that contains `prefix` (of what follows
+/// it), in output order: the report lines of the test partitions.
+pub fn tagged_fields<'a>(stdout: &'a str, prefix: &str) -> Vec<Vec<(&'a str, &'a str)>> {
+    stdout
+        .lines()
+        .filter_map(|l| l.find(prefix).map(|i| &l[i + prefix.len()..]))
+        .map(|rest| {
+            rest.split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .collect()
+        })
+        .collect()
+}
+
+/// The integer field `k` of a line from [`tagged_fields`].
+pub fn field(l: &[(&str, &str)], k: &str) -> i64 {
+    l.iter()
+        .find(|(key, _)| *key == k)
+        .unwrap_or_else(|| panic!("no {k} in {l:?}"))
+        .1
+        .parse()
+        .unwrap_or_else(|_| panic!("{k} is not an integer in {l:?}"))
+}
+
 /// Text of a finished command, for assertion messages.
 pub fn text(o: &Output) -> String {
     format!(
