@@ -88,17 +88,6 @@ impl<'a> Child<'a> {
                 .chain(std::iter::once(std::ptr::null()))
                 .collect()
         };
-        let cpus = (!spec.cpus.is_empty()).then(|| {
-            // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
-            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            for &c in &spec.cpus {
-                if (c as usize) < libc::CPU_SETSIZE as usize {
-                    // SAFETY: the index is below CPU_SETSIZE, inside the set.
-                    unsafe { libc::CPU_SET(c as usize, &mut set) };
-                }
-            }
-            set
-        });
         let filters = spec.confinement.filters.clone();
         if let Some(f) = &filters {
             if f.own_pid_slots.iter().any(|&i| i >= f.main.len()) {
@@ -135,7 +124,7 @@ impl<'a> Child<'a> {
             spec,
             argv: nul_terminated(&spec.argv),
             envp: nul_terminated(&spec.envp),
-            cpus,
+            cpus: (!spec.cpus.is_empty()).then(|| cpu_set(&spec.cpus)),
             status,
             moves,
             staging_base: notify_number + 1,
@@ -349,6 +338,19 @@ impl<'a> Child<'a> {
             },
         }
     }
+}
+
+/// `cpus` as a CPU set (numbers past `CPU_SETSIZE` left out).
+fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
+    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        if (c as usize) < libc::CPU_SETSIZE as usize {
+            // SAFETY: the index is below CPU_SETSIZE, inside the set.
+            unsafe { libc::CPU_SET(c as usize, &mut set) };
+        }
+    }
+    set
 }
 
 /// Leaves the manager's session and signal state: killed with the manager, a session and
