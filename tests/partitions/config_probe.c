@@ -13,7 +13,8 @@
  *          reports the release time of a periodic process, reads its ports;
  *   sys    (system partition) reads the system-partition flags of itself and of the probe,
  *          the module schedule ids, and at its third activation requests schedule "flight";
- *   hm     at its first start raises an APPLICATION_ERROR without a handler.
+ *   hm     at its first start raises an APPLICATION_ERROR without a handler in its
+ *          initialisation, after a restart once more from a process in NORMAL mode.
  * PORT is S:NAME:SIZE:DIRECTION:REFRESH_NS or Q:NAME:SIZE:NB:DIRECTION; each port is first
  * created with one byte more (which must be refused), then as given.
  *
@@ -294,6 +295,29 @@ static void sys(int probe_id)
     START(id, &rc);
 }
 
+/* hm: an APPLICATION_ERROR raised by a process in NORMAL mode, without a handler. */
+static void raiser(void)
+{
+    RETURN_CODE_TYPE rc;
+    RAISE_APPLICATION_ERROR(APPLICATION_ERROR, (MESSAGE_ADDR_TYPE) "process", 7, &rc);
+    out("raised-in-process rc=%d", (int)rc);
+    STOP_SELF();
+}
+
+static void hm(void)
+{
+    RETURN_CODE_TYPE rc;
+    PROCESS_ID_TYPE id;
+    if (pstat.START_CONDITION == NORMAL_START) {
+        RAISE_APPLICATION_ERROR(APPLICATION_ERROR, (MESSAGE_ADDR_TYPE) "init", 4, &rc);
+        out("raised rc=%d", (int)rc);
+    } else {
+        PROCESS_ATTRIBUTE_TYPE a = process_attrs("raiser", raiser, 10, INFINITE_TIME_VALUE);
+        CREATE_PROCESS(&a, &id, &rc);
+        START(id, &rc);
+    }
+}
+
 int main(int argc, char **argv)
 {
     RETURN_CODE_TYPE rc;
@@ -316,10 +340,8 @@ int main(int argc, char **argv)
         peer();
     else if (strcmp(role, "sys") == 0)
         sys(11);
-    else if (strcmp(role, "hm") == 0 && pstat.START_CONDITION == NORMAL_START) {
-        RAISE_APPLICATION_ERROR(APPLICATION_ERROR, (MESSAGE_ADDR_TYPE) "probe", 5, &rc);
-        out("raised rc=%d", (int)rc);
-    }
+    else if (strcmp(role, "hm") == 0)
+        hm();
     SET_PARTITION_MODE(NORMAL, &rc);
     return 1;
 }

@@ -23,6 +23,7 @@
 //! | queuing ports (size, messages, direction)    | CREATE refused with another size or count; GET_QUEUING_PORT_STATUS; a message crosses |
 //! | `Channel`                                    | the messages arrive at the configured peer; report `channels` |
 //! | `System_HM_Table`, `Partition_HM_Table`      | the error's identifier, level and action in the logbook; the partition restarts as configured |
+//! | `Module_HM_Table`                            | a MODULE-level error is ignored (the default is SHUTDOWN): logbook; the run goes on |
 //! | `Module_Schedule` ids, names, frames, windows | GET_MODULE_SCHEDULE_ID, GET_MODULE_SCHEDULE_STATUS, report switches and window trace |
 //! | `SetModuleSchedule`                          | the system partition's request is accepted      |
 //! | `ScheduleChangeAction`                       | START_CONDITION and OPERATING_MODE after the switch |
@@ -38,9 +39,9 @@
 //!   for people and diagnostics; nothing at run time uses them.
 //! - The queuing discipline is not part of the configuration: it is an argument of
 //!   CREATE_QUEUING_PORT.
-//! - `Module_HM_Table` actions act on the whole module (RESET restarts every partition,
-//!   SHUTDOWN ends the run), which would erase the other observations of this run; hm.rs
-//!   checks them in runs of their own.
+//! - `Module_HM_Table` RESET and SHUTDOWN act on the whole module, which would erase the
+//!   other observations of this run: hm.rs checks them in runs of their own; here the module
+//!   table turns the default SHUTDOWN into IGNORE.
 //! - Pseudo-partition endpoints (UDP, file, named pipe): ports_pseudo.rs.
 
 mod common;
@@ -197,7 +198,15 @@ fn module(dir: &std::path::Path) -> std::path::PathBuf {
     <System_State_Entry SystemState="2" Description="partition initialisation">
       <Error_ID_Level ErrorIdentifier="33" ErrorLevel="PARTITION" ErrorCode="APPLICATION_ERROR"/>
     </System_State_Entry>
+    <System_State_Entry SystemState="3" Description="process execution">
+      <Error_ID_Level ErrorIdentifier="34" ErrorLevel="MODULE" ErrorCode="APPLICATION_ERROR"/>
+    </System_State_Entry>
   </System_HM_Table>
+  <Module_HM_Table>
+    <System_State_Entry SystemState="3">
+      <Error_ID_Action ErrorIdentifier="34" Action="IGNORE"/>
+    </System_State_Entry>
+  </Module_HM_Table>
   <Partition_HM_Table PartitionIdentifier="14" PartitionName="hm">
     <System_State_Entry SystemState="2">
       <Error_ID_Action ErrorIdentifier="33" Action="WARM_START"/>
@@ -488,27 +497,37 @@ fn channels_carry_messages_to_the_configured_peer() {
 }
 
 #[test]
-fn the_partition_hm_table_decides_the_action() {
+fn the_hm_tables_decide_level_and_action() {
     let Some(r) = run() else { return };
     let records: Vec<&Value> = r
         .logbook
         .iter()
-        .filter(|e| e["partition"] == "hm")
+        .filter(|e| e["partition"] == "hm" && e["code"] == "APPLICATION_ERROR")
         .collect();
-    let e = records
-        .iter()
-        .find(|e| e["code"] == "APPLICATION_ERROR")
-        .unwrap_or_else(|| panic!("no APPLICATION_ERROR of hm in the logbook: {records:?}"));
-    assert_eq!(e["identifier"], 33, "{e}");
-    assert_eq!(e["level"], "PARTITION", "{e}");
-    assert_eq!(e["action"], "WARM_START", "{e}");
-    // The partition restarted as the table says, once.
+    let by_id = |id: u32| {
+        let v: Vec<&&Value> = records.iter().filter(|e| e["identifier"] == id).collect();
+        assert_eq!(v.len(), 1, "one record with identifier {id}: {records:?}");
+        v[0]
+    };
+    // In the initialisation (state 2): PARTITION level, the partition table's WARM_START.
+    let init = by_id(33);
+    assert_eq!(init["state_number"], 2, "{init}");
+    assert_eq!(init["level"], "PARTITION", "{init}");
+    assert_eq!(init["action"], "WARM_START", "{init}");
+    // From a process (state 3): MODULE level, the module table's IGNORE instead of SHUTDOWN.
+    let process = by_id(34);
+    assert_eq!(process["state_number"], 3, "{process}");
+    assert_eq!(process["level"], "MODULE", "{process}");
+    assert_eq!(process["action"], "IGNORE", "{process}");
+    assert_eq!(r.report["hm"]["shutdown"], false);
+    // The partition restarted as the partition table says, once.
     let inits = lines(r, "hm", "init");
     assert!(inits.len() >= 2, "{}", r.text);
     assert_eq!(field(&inits[0], "start"), NORMAL_START);
     assert_eq!(field(&inits[1], "mode"), WARM_START);
     assert_eq!(field(&inits[1], "start"), HM_PARTITION_RESTART);
     assert_eq!(partition_report(r, "hm")["restarts"], 1);
+    assert_eq!(field(&first(r, "hm", "raised-in-process"), "rc"), NO_ERROR);
 }
 
 #[test]
