@@ -109,8 +109,9 @@ pub struct SpawnSpec {
     pub creation_notify: Option<RawFd>,
 }
 
-/// What the child gives up before `execve`, in this order: it enters `SCHED_FIFO` (so that it
-/// never needs `sched_setscheduler` again), sets its resource limits, drops every capability
+/// What the child gives up before `execve`, in this order: it sets its resource limits, then
+/// (after the manager's "go") enters `SCHED_FIFO` (so that it never needs
+/// `sched_setscheduler` again), drops every capability
 /// (bounding and ambient sets too), switches to its own user and group (no supplementary
 /// groups), sets `PR_SET_NO_NEW_PRIVS` and loads the seccomp filters. It always starts a
 /// session of its own (`setsid`: `kill(0, ..)` then reaches only the partition) and, when
