@@ -287,3 +287,66 @@ fn open_executable(path: &CString) -> Option<OwnedFd> {
     // SAFETY: a descriptor just opened and owned by nobody else.
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proc::{wait, ExitKind};
+    use std::io::Read;
+
+    fn spec(path: &str, args: &[&str], fds: Vec<(RawFd, RawFd)>) -> SpawnSpec {
+        let path = CString::new(path).unwrap();
+        SpawnSpec {
+            argv: std::iter::once(path.clone())
+                .chain(args.iter().map(|a| CString::new(*a).unwrap()))
+                .collect(),
+            path,
+            envp: vec![c"PATH=/usr/bin:/bin".into()],
+            fds,
+            namespaces: Namespaces::default(),
+            cpus: Vec::new(),
+            rtprio_limit: None,
+            confinement: Confinement::default(),
+            creation_notify: None,
+        }
+    }
+
+    #[test]
+    fn the_child_gets_its_descriptors_at_their_numbers_and_only_after_go() {
+        let (r, w) = pipe().unwrap();
+        // The pipe's write end goes to number 7 whatever its number here; the shell writes
+        // to 7 and checks that the go pipe (just above, 8) did not survive the exec.
+        let script = "echo hello >&7; if (: <&8) 2>/dev/null; then echo go-open >&7; fi";
+        let s = spec("/bin/sh", &["-c", script], vec![(w.as_raw_fd(), 7)]);
+        let mut child = spawn(&s).unwrap();
+        drop(w);
+        // Before go the child is still a copy of this program, waiting.
+        let exe = |pid: i32| std::fs::read_link(format!("/proc/{pid}/exe")).unwrap();
+        assert_eq!(exe(child.pid), std::env::current_exe().unwrap());
+        child.go().unwrap();
+        assert!(child.exec_result().is_ok());
+        let mut out = String::new();
+        std::fs::File::from(r).read_to_string(&mut out).unwrap();
+        assert_eq!(out, "hello\n");
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(0)));
+    }
+
+    #[test]
+    fn an_exec_failure_comes_back_as_its_errno() {
+        let s = spec("/nonexistent/partition", &[], Vec::new());
+        let mut child = spawn(&s).unwrap();
+        child.go().unwrap();
+        let e = child.exec_result().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(127)));
+    }
+
+    #[test]
+    fn a_child_whose_go_pipe_closes_ends_without_exec() {
+        let s = spec("/bin/true", &[], Vec::new());
+        let mut child = spawn(&s).unwrap();
+        drop(child.take_go());
+        assert!(child.exec_result().is_ok(), "no errno: it did not try");
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(0)));
+    }
+}
