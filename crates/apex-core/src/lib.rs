@@ -39,9 +39,6 @@
 //! always also yields [`Effect::DeadlineMissed`]; the glue reports it at
 //! partition level only when [`Kernel::has_error_handler`] is false.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 mod blackboard;
 mod buffer;
 mod event;

@@ -496,6 +496,7 @@ impl ApexBufferP1 for Partita {
     /// `unsafe` only because the a653rs trait declares it so (no unsafe code here). Safe in
     /// Partita: `message` must hold the buffer's maximum message size (INVALID_PARAM
     /// otherwise); nothing is written beyond the slice.
+    #[allow(unsafe_code)] // the trait's signature, not unsafe code (see above)
     unsafe fn receive_buffer(
         buffer_id: BufferId,
         time_out: ApexSystemTime,
@@ -545,6 +546,7 @@ impl ApexBlackboardP1 for Partita {
     /// `unsafe` only because the a653rs trait declares it so (no unsafe code here). Safe in
     /// Partita: `message` must hold the blackboard's maximum message size (INVALID_PARAM
     /// otherwise); nothing is written beyond the slice.
+    #[allow(unsafe_code)] // the trait's signature, not unsafe code (see above)
     unsafe fn read_blackboard(
         blackboard_id: BlackboardId,
         time_out: ApexSystemTime,

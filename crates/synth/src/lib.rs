@@ -19,9 +19,6 @@
 //! the plan alone, with its own simulation. Switch cost is charged inside each window; each
 //! micro-period (smallest process period on the core) leaves a host reserve idle.
 
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-
 pub mod checker;
 pub mod doc;
 pub mod experiment;
