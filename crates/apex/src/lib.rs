@@ -21,6 +21,7 @@
 pub mod a653rs;
 pub mod affinity;
 pub mod apex;
+pub mod entry;
 #[allow(unsafe_code)] // The C binding: the only module of this crate with unsafe code.
 pub mod ffi;
 mod idle;

@@ -381,6 +381,7 @@ fn run_partita(
         name: ["A", "B"][slot].into(),
         id: slot as i32 + 1,
         executable: exe.clone(),
+        entry_function: partita_config::model::DEFAULT_ENTRY_FUNCTION.into(),
         args: vec![
             OsString::from("__bench-partition"),
             log.path().as_os_str().to_owned(),

@@ -32,6 +32,12 @@ pub enum CcError {
 /// Libraries a Rust static library needs from the C side.
 pub const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"];
 
+/// Link options for the partition's entry function (`EntryPoint`, docs/entry-point.md):
+/// export the program's functions so that the runtime finds the entry function by name, and
+/// take the runtime's entry object (its constructor and weak `main`) even when the program
+/// has a `main` of its own.
+pub const ENTRY_LINK_FLAGS: &[&str] = &["-rdynamic", "-Wl,--undefined=partita_entry_hook"];
+
 /// Where the workspace was when this binary was built (to find the header and build the
 /// runtime library from a fresh clone).
 fn workspace_dir() -> PathBuf {
@@ -102,6 +108,7 @@ pub fn compile(args: &[String]) -> Result<i32, CcError> {
     let mut cmd = Command::new(&cc);
     cmd.arg(format!("-I{}", include_dir().display()));
     cmd.args(args);
+    cmd.args(ENTRY_LINK_FLAGS);
     cmd.arg(lib.join("libpartita_apex.a"));
     cmd.args(NATIVE_LIBS);
     let st = cmd.status().map_err(|source| CcError::Compiler {
@@ -117,7 +124,8 @@ pub fn flags() -> Result<(String, String), CcError> {
     Ok((
         format!("-I{}", include_dir().display()),
         format!(
-            "{} {}",
+            "{} {} {}",
+            ENTRY_LINK_FLAGS.join(" "),
             lib.join("libpartita_apex.a").display(),
             NATIVE_LIBS.join(" ")
         ),
@@ -128,11 +136,12 @@ pub fn flags() -> Result<(String, String), CcError> {
 pub fn pkg_config() -> Result<String, CcError> {
     let lib = lib_dir()?;
     Ok(format!(
-        "prefix={}\nincludedir={}\nlibdir={}\n\nName: partita-apex\nDescription: Partita ARINC 653 APEX runtime for Linux partitions\nVersion: {}\nCflags: -I${{includedir}}\nLibs: ${{libdir}}/libpartita_apex.a\nLibs.private: {}\n",
+        "prefix={}\nincludedir={}\nlibdir={}\n\nName: partita-apex\nDescription: Partita ARINC 653 APEX runtime for Linux partitions\nVersion: {}\nCflags: -I${{includedir}}\nLibs: {} ${{libdir}}/libpartita_apex.a\nLibs.private: {}\n",
         workspace_dir().display(),
         include_dir().display(),
         lib.display(),
         env!("CARGO_PKG_VERSION"),
+        ENTRY_LINK_FLAGS.join(" "),
         NATIVE_LIBS.join(" ")
     ))
 }

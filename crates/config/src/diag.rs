@@ -109,6 +109,8 @@ define_rules! {
         "A partition has no executable, or its executable file does not exist.";
     EntryPointNotExecutable = "entry-point-not-executable", Error,
         "A partition's executable is not a regular file with execute permission.";
+    EntryPointFunction = "entry-point-function", Error,
+        "With `partita:Executable`, `EntryPoint` names the partition's entry function: it must be a C identifier that the (ELF) executable exports.";
     MemoryUnknownPartition = "memory-unknown-partition", Error,
         "`Partition_Memory` refers to a partition that is not declared.";
     InitialSchedule = "initial-schedule", Error,

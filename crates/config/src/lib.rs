@@ -46,6 +46,7 @@
 //! "did you mean" hint; `xsi:` and `xml:` attributes are ignored.
 
 mod diag;
+mod entry;
 pub mod model;
 mod plan;
 mod raw;

@@ -370,6 +370,9 @@ pub struct HmTables {
     pub partitions: Vec<PartitionHmTable>,
 }
 
+/// The entry function of a partition whose `EntryPoint` does not name one.
+pub const DEFAULT_ENTRY_FUNCTION: &str = "main";
+
 /// A partition as configured (validated).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Partition {
@@ -385,6 +388,9 @@ pub struct Partition {
     pub entry_point: Option<String>,
     /// Absolute path of the executable.
     pub executable: PathBuf,
+    /// The function the partition starts at: `EntryPoint` when `partita:Executable` names the
+    /// program, else C `main` (see [`DEFAULT_ENTRY_FUNCTION`]).
+    pub entry_function: String,
     /// Arguments (`partita:Arg`), not including the program name.
     pub args: Vec<String>,
     /// Cores the partition may use: `partita:Resources cores`, else the cores of its windows.

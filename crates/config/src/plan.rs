@@ -45,6 +45,10 @@ pub struct CompiledPartition {
     pub entry_point: Option<String>,
     /// Absolute path of the program to execute.
     pub executable: PathBuf,
+    /// The function the partition starts at (`main` unless `EntryPoint` names another with
+    /// `partita:Executable`). Plans written before it existed start at `main`.
+    #[serde(default = "default_entry_function")]
+    pub entry_function: String,
     /// Arguments after the program name.
     pub args: Vec<String>,
     /// Cores the partition may run on.
@@ -213,6 +217,11 @@ pub enum Inconsistency {
     HmTablePartition,
 }
 
+/// The entry function of a plan written before plans named one.
+fn default_entry_function() -> String {
+    crate::model::DEFAULT_ENTRY_FUNCTION.to_string()
+}
+
 /// Compiles a validated module into a plan.
 pub fn compile(module: &ValidatedModule) -> CompiledPlan {
     let initial = module.schedules.get(module.initial_schedule);
@@ -230,6 +239,7 @@ pub fn compile(module: &ValidatedModule) -> CompiledPlan {
                 system: p.system,
                 entry_point: p.entry_point.clone(),
                 executable: p.executable.clone(),
+                entry_function: p.entry_function.clone(),
                 args: p.args.clone(),
                 cores: p.cores.clone(),
                 memory_limit: p.memory_limit,

@@ -348,6 +348,7 @@ impl Partition {
         add_env(control::ENV_CONTROL_FD, &control::CONTROL_FD.to_string());
         add_env(control::ENV_REPORT_FD, &control::REPORT_FD.to_string());
         add_env("PARTITA_PARTITION", &self.spec.name);
+        add_env(control::ENV_ENTRY_FUNCTION, &self.spec.entry_function);
         for (k, v) in env {
             add_env(k, v);
         }

@@ -15,6 +15,9 @@ pub struct PartitionSpec {
     pub executable: PathBuf,
     /// Arguments (after argv[0]).
     pub args: Vec<OsString>,
+    /// The function the partition starts at (`EntryPoint` with `partita:Executable`; `main`
+    /// by default), passed to the runtime in [`partita_sys::control::ENV_ENTRY_FUNCTION`].
+    pub entry_function: String,
     /// CPUs the partition may run on; empty: the cores of its windows.
     pub cpus: Vec<u32>,
     /// Memory limit in bytes.
@@ -215,6 +218,7 @@ impl ModulePlan {
                 id: p.id as i32,
                 executable: p.executable.clone(),
                 args: p.args.iter().map(OsString::from).collect(),
+                entry_function: p.entry_function.clone(),
                 cpus: p.cores.clone(),
                 memory_limit: p.memory_limit,
                 max_processes: p.max_processes.unwrap_or(0),

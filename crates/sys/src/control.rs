@@ -22,6 +22,11 @@ pub const REPORT_FD: i32 = 4;
 pub const ENV_CONTROL_FD: &str = "PARTITA_CONTROL_FD";
 /// Environment variable naming the report fd.
 pub const ENV_REPORT_FD: &str = "PARTITA_REPORT_FD";
+/// Environment variable naming the partition's entry function (`EntryPoint` with
+/// `partita:Executable`): the runtime starts the partition there instead of at `main`. An
+/// environment variable, not a control-block field: it is read once, before `main`, by a
+/// constructor that must not depend on the control block's layout.
+pub const ENV_ENTRY_FUNCTION: &str = "PARTITA_ENTRY_FUNCTION";
 /// Size of the shared mapping.
 pub const SIZE: usize = 4096;
 

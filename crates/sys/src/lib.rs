@@ -22,6 +22,7 @@ pub mod seccomp;
 pub mod shm;
 pub mod spawn;
 pub mod stack;
+pub mod symbol;
 pub mod time;
 
 use std::io;

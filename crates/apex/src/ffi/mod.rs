@@ -14,6 +14,7 @@
 // goes through `put`/`get` or carries its own SAFETY comment.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+mod entry;
 mod hm;
 mod inter;
 mod intra;

@@ -58,6 +58,16 @@ impl Runtime {
         }
     }
 
+    /// The partition could not start at its entry function: a [`record::PARTITION_ERROR`]
+    /// record from the main process (ILLEGAL_REQUEST: the configuration asks for a function
+    /// the program does not have).
+    pub fn report_start_failure(&self, msg: &[u8]) {
+        let msg = &msg[..msg.len().min(partita_apex_core::MAX_ERROR_MESSAGE_SIZE)];
+        if let Some(e) = ErrorStatus::new(ErrorCode::IllegalRequest, None, 0, msg) {
+            self.report_error(Runner::Main, &e);
+        }
+    }
+
     /// PartitionError: a report record for the manager's health monitor.
     pub(super) fn report_error(&self, source: Runner, e: &ErrorStatus) {
         self.error_record(record::PARTITION_ERROR, source, e);

@@ -324,6 +324,7 @@ fn run_partition(
             name: "P".into(),
             id: 1,
             executable: exe,
+            entry_function: partita_config::model::DEFAULT_ENTRY_FUNCTION.into(),
             args: vec![
                 OsString::from("__bench-apex-partition"),
                 result.0.as_os_str().to_owned(),

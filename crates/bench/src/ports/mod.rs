@@ -212,6 +212,7 @@ fn plan(core: u32, exe: &Path, svc: &Path, lat: &Path, n: usize, samples: usize)
         name: name.into(),
         id,
         executable: exe.to_path_buf(),
+        entry_function: partita_config::model::DEFAULT_ENTRY_FUNCTION.into(),
         args: vec![
             OsString::from("__bench-ports-partition"),
             role.into(),

@@ -49,6 +49,10 @@ impl Validator<'_, '_, '_> {
                 system: val(&p.system).unwrap_or(false),
                 entry_point: val(&p.entry_point),
                 executable: resolve_path(self.ctx.base_dir, &exe.value),
+                entry_function: self.entry_function(i).map_or_else(
+                    || crate::model::DEFAULT_ENTRY_FUNCTION.to_string(),
+                    |f| f.value,
+                ),
                 args: p
                     .executable
                     .as_ref()

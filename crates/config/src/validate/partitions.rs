@@ -2,7 +2,8 @@
 //! memory.
 
 use crate::diag::{Pos, Rule};
-use crate::model::{MemoryRequirement, Port, MAX_NAME_LEN};
+use crate::entry::{self, EntryLookup};
+use crate::model::{MemoryRequirement, Port, DEFAULT_ENTRY_FUNCTION, MAX_NAME_LEN};
 use crate::raw::{val, Opt};
 use std::collections::HashMap;
 
@@ -164,6 +165,70 @@ impl Validator<'_, '_, '_> {
         }
     }
 
+    /// The entry function `EntryPoint` names: only with `partita:Executable` (without it,
+    /// `EntryPoint` is the program's path and the partition starts at `main`).
+    pub(super) fn entry_function(&self, i: usize) -> Opt<String> {
+        let p = &self.raw.partitions[i];
+        p.executable.as_ref().and(p.entry_point.clone())
+    }
+
+    /// Checks the entry function `EntryPoint` names (rule `entry-point-function`) in the
+    /// executable at `full` (when executables are checked and it exists).
+    fn entry_function_in(&mut self, i: usize, full: Option<&std::path::Path>) {
+        let Some(function) = self.entry_function(i) else {
+            return;
+        };
+        let name = function.value.as_str();
+        if !entry::is_c_identifier(name) {
+            self.sink
+                .emit(
+                    Rule::EntryPointFunction,
+                    function.pos,
+                    format!(
+                        "EntryPoint \"{name}\" of partition {} is not a C function name",
+                        self.partition_name(i)
+                    ),
+                )
+                .with_hint("with <partita:Executable path=\"...\"/>, EntryPoint names the function the partition starts at (default main); the program's path goes in the path attribute");
+            return;
+        }
+        let Some(full) = full else {
+            return;
+        };
+        if name == DEFAULT_ENTRY_FUNCTION {
+            return;
+        }
+        let problem = match entry::lookup(full, name) {
+            Ok(EntryLookup::Exported | EntryLookup::NotElf) => return,
+            Ok(EntryLookup::NotExported) => "defines it but does not export it",
+            Ok(EntryLookup::Absent) => "has no such function",
+            Err(e) => {
+                self.sink
+                    .emit(
+                        Rule::EntryPointFunction,
+                        function.pos,
+                        format!(
+                            "cannot read {} for EntryPoint \"{name}\": {e}",
+                            full.display()
+                        ),
+                    )
+                    .with_hint("the executable must be readable to check its entry function");
+                return;
+            }
+        };
+        self.sink
+            .emit(
+                Rule::EntryPointFunction,
+                function.pos,
+                format!(
+                    "EntryPoint \"{name}\" of partition {}: the executable {} {problem}",
+                    self.partition_name(i),
+                    full.display()
+                ),
+            )
+            .with_hint("the entry function must be a non-static function of the program, linked with `partita cc` (which exports it with -rdynamic)");
+    }
+
     fn executable(&mut self, i: usize) {
         let p = &self.raw.partitions[i];
         let Some(path) = self.executable_path(i) else {
@@ -194,6 +259,7 @@ impl Validator<'_, '_, '_> {
             return;
         }
         if !self.ctx.check_executables {
+            self.entry_function_in(i, None);
             return;
         }
         let full = self.ctx.base_dir.join(&path.value);
@@ -256,6 +322,8 @@ impl Validator<'_, '_, '_> {
                             ),
                         )
                         .with_hint(format!("chmod +x {}", shown.display()));
+                } else {
+                    self.entry_function_in(i, Some(&full));
                 }
             }
         }
