@@ -6,8 +6,18 @@
  *
  * This single header carries the types and constants of all of ARINC 653
  * Part 1 (APEX) plus the Part 2 sampling port extensions, and the prototypes
- * of the services Partita implements so far.  It needs nothing but
- * <stdint.h> and compiles as C99 or later and as C++11 or later.
+ * of the services Partita implements so far.  It includes <stddef.h>,
+ * <stdint.h> and <string.h> (partition code commonly fills NAME_TYPE
+ * fields with memset/strncpy and relies on the APEX header for them), and
+ * compiles as C99 or later and as C++11 or later.
+ *
+ * Name parameters: the standard declares the input name of each service
+ * with its NAME_TYPE (char[30]).  They are declared here as
+ * `const char *`, which is the same parameter (an array parameter is a
+ * pointer) and the runtime's contract (it reads at most MAX_NAME_LENGTH
+ * bytes and stops at a NUL), so that a string literal such as "sem" is
+ * accepted without GCC's -Wstringop-overflow or C++'s const errors.  The
+ * standard type stays in a comment next to each one; see docs/porting.md.
  *
  * ABI: every enumeration below is a plain C enum and therefore has the size
  * and alignment of `unsigned int` (4 bytes on the supported targets).  The
@@ -21,7 +31,9 @@
 #ifndef PARTITA_ARINC653_H
 #define PARTITA_ARINC653_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -484,7 +496,7 @@ extern void UNLOCK_PREEMPTION(
  * (names are compared up to the first NUL).
  */
 extern void GET_PROCESS_ID(
-    /*in */ PROCESS_NAME_TYPE PROCESS_NAME,
+    /*in */ const char *PROCESS_NAME, /* PROCESS_NAME_TYPE */
     /*out*/ PROCESS_ID_TYPE *PROCESS_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -567,7 +579,7 @@ extern void REPLENISH(
  * MAX_MESSAGE_SIZE bytes, waiters served per QUEUING_DISCIPLINE.
  */
 extern void CREATE_BUFFER(
-    /*in */ BUFFER_NAME_TYPE BUFFER_NAME,
+    /*in */ const char *BUFFER_NAME, /* BUFFER_NAME_TYPE */
     /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
     /*in */ MESSAGE_RANGE_TYPE MAX_NB_MESSAGE,
     /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
@@ -600,7 +612,7 @@ extern void RECEIVE_BUFFER(
  * GET_BUFFER_ID: return the identifier of the buffer named BUFFER_NAME.
  */
 extern void GET_BUFFER_ID(
-    /*in */ BUFFER_NAME_TYPE BUFFER_NAME,
+    /*in */ const char *BUFFER_NAME, /* BUFFER_NAME_TYPE */
     /*out*/ BUFFER_ID_TYPE *BUFFER_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -622,7 +634,7 @@ extern void GET_BUFFER_STATUS(
  * MAX_MESSAGE_SIZE bytes.
  */
 extern void CREATE_BLACKBOARD(
-    /*in */ BLACKBOARD_NAME_TYPE BLACKBOARD_NAME,
+    /*in */ const char *BLACKBOARD_NAME, /* BLACKBOARD_NAME_TYPE */
     /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
     /*out*/ BLACKBOARD_ID_TYPE *BLACKBOARD_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
@@ -661,7 +673,7 @@ extern void CLEAR_BLACKBOARD(
  * BLACKBOARD_NAME.
  */
 extern void GET_BLACKBOARD_ID(
-    /*in */ BLACKBOARD_NAME_TYPE BLACKBOARD_NAME,
+    /*in */ const char *BLACKBOARD_NAME, /* BLACKBOARD_NAME_TYPE */
     /*out*/ BLACKBOARD_ID_TYPE *BLACKBOARD_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -683,7 +695,7 @@ extern void GET_BLACKBOARD_STATUS(
  * MAXIMUM_VALUE, waiters served per QUEUING_DISCIPLINE.
  */
 extern void CREATE_SEMAPHORE(
-    /*in */ SEMAPHORE_NAME_TYPE SEMAPHORE_NAME,
+    /*in */ const char *SEMAPHORE_NAME, /* SEMAPHORE_NAME_TYPE */
     /*in */ SEMAPHORE_VALUE_TYPE CURRENT_VALUE,
     /*in */ SEMAPHORE_VALUE_TYPE MAXIMUM_VALUE,
     /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
@@ -711,7 +723,7 @@ extern void SIGNAL_SEMAPHORE(
  * SEMAPHORE_NAME.
  */
 extern void GET_SEMAPHORE_ID(
-    /*in */ SEMAPHORE_NAME_TYPE SEMAPHORE_NAME,
+    /*in */ const char *SEMAPHORE_NAME, /* SEMAPHORE_NAME_TYPE */
     /*out*/ SEMAPHORE_ID_TYPE *SEMAPHORE_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -732,7 +744,7 @@ extern void GET_SEMAPHORE_STATUS(
  * CREATE_EVENT: create an event in the DOWN state.
  */
 extern void CREATE_EVENT(
-    /*in */ EVENT_NAME_TYPE EVENT_NAME,
+    /*in */ const char *EVENT_NAME, /* EVENT_NAME_TYPE */
     /*out*/ EVENT_ID_TYPE *EVENT_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -763,7 +775,7 @@ extern void WAIT_EVENT(
  * GET_EVENT_ID: return the identifier of the event named EVENT_NAME.
  */
 extern void GET_EVENT_ID(
-    /*in */ EVENT_NAME_TYPE EVENT_NAME,
+    /*in */ const char *EVENT_NAME, /* EVENT_NAME_TYPE */
     /*out*/ EVENT_ID_TYPE *EVENT_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -785,7 +797,7 @@ extern void GET_EVENT_STATUS(
  * waiters served per QUEUING_DISCIPLINE.
  */
 extern void CREATE_MUTEX(
-    /*in */ MUTEX_NAME_TYPE MUTEX_NAME,
+    /*in */ const char *MUTEX_NAME, /* MUTEX_NAME_TYPE */
     /*in */ PRIORITY_TYPE MUTEX_PRIORITY,
     /*in */ QUEUING_DISCIPLINE_TYPE QUEUING_DISCIPLINE,
     /*out*/ MUTEX_ID_TYPE *MUTEX_ID,
@@ -820,7 +832,7 @@ extern void RESET_MUTEX(
  * GET_MUTEX_ID: return the identifier of the mutex named MUTEX_NAME.
  */
 extern void GET_MUTEX_ID(
-    /*in */ MUTEX_NAME_TYPE MUTEX_NAME,
+    /*in */ const char *MUTEX_NAME, /* MUTEX_NAME_TYPE */
     /*out*/ MUTEX_ID_TYPE *MUTEX_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -1060,7 +1072,7 @@ extern void GET_MODULE_SCHEDULE_STATUS(
  * that name.
  */
 extern void GET_MODULE_SCHEDULE_ID(
-    /*in */ SCHEDULE_NAME_TYPE SCHEDULE_NAME,
+    /*in */ const char *SCHEDULE_NAME, /* SCHEDULE_NAME_TYPE */
     /*out*/ SCHEDULE_ID_TYPE *SCHEDULE_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -1084,7 +1096,7 @@ extern void GET_MODULE_SCHEDULE_ID(
 /* CREATE_SAMPLING_PORT: REFRESH_PERIOD must equal the configured
  * RefreshRateSeconds when one is configured (any value >= 0 otherwise). */
 extern void CREATE_SAMPLING_PORT(
-    /*in */ SAMPLING_PORT_NAME_TYPE SAMPLING_PORT_NAME,
+    /*in */ const char *SAMPLING_PORT_NAME, /* SAMPLING_PORT_NAME_TYPE */
     /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
     /*in */ PORT_DIRECTION_TYPE PORT_DIRECTION,
     /*in */ SYSTEM_TIME_TYPE REFRESH_PERIOD,
@@ -1110,7 +1122,7 @@ extern void READ_SAMPLING_MESSAGE(
 
 /* GET_SAMPLING_PORT_ID: INVALID_CONFIG when no such port was created. */
 extern void GET_SAMPLING_PORT_ID(
-    /*in */ SAMPLING_PORT_NAME_TYPE SAMPLING_PORT_NAME,
+    /*in */ const char *SAMPLING_PORT_NAME, /* SAMPLING_PORT_NAME_TYPE */
     /*out*/ SAMPLING_PORT_ID_TYPE *SAMPLING_PORT_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
@@ -1151,7 +1163,7 @@ extern void READ_SAMPLING_MESSAGE_CONDITIONAL(
 /* CREATE_QUEUING_PORT: waiters served per QUEUING_DISCIPLINE (an unknown
  * discipline or direction is INVALID_CONFIG). */
 extern void CREATE_QUEUING_PORT(
-    /*in */ QUEUING_PORT_NAME_TYPE QUEUING_PORT_NAME,
+    /*in */ const char *QUEUING_PORT_NAME, /* QUEUING_PORT_NAME_TYPE */
     /*in */ MESSAGE_SIZE_TYPE MAX_MESSAGE_SIZE,
     /*in */ MESSAGE_RANGE_TYPE MAX_NB_MESSAGE,
     /*in */ PORT_DIRECTION_TYPE PORT_DIRECTION,
@@ -1182,7 +1194,7 @@ extern void RECEIVE_QUEUING_MESSAGE(
 
 /* GET_QUEUING_PORT_ID: INVALID_CONFIG when no such port was created. */
 extern void GET_QUEUING_PORT_ID(
-    /*in */ QUEUING_PORT_NAME_TYPE QUEUING_PORT_NAME,
+    /*in */ const char *QUEUING_PORT_NAME, /* QUEUING_PORT_NAME_TYPE */
     /*out*/ QUEUING_PORT_ID_TYPE *QUEUING_PORT_ID,
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
