@@ -22,6 +22,10 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The optional a653rs trait implementation of the partition runtime (docs/a653rs.md).
 cargo clippy -p partita-apex --features a653rs --all-targets --quiet -- -D warnings
+echo "== dependency policy (deny.toml)"
+mkdir -p target
+./scripts/deps.sh 2>&1 | tee target/deps-output.txt
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 echo "== cargo build"
 cargo build --workspace --all-targets --quiet
 echo "== cargo test"
@@ -32,9 +36,9 @@ cargo test --workspace --no-fail-fast 2>&1 | tee target/test-output.txt
 status=${PIPESTATUS[0]}
 cargo test -p partita-apex --features a653rs --test a653rs 2>&1 | tee -a target/test-output.txt
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-skipped=$(grep -c '^SKIPPED ' target/test-output.txt || true)
+skipped=$(cat target/deps-output.txt target/test-output.txt | grep -c '^SKIPPED ' || true)
 if [ "$skipped" -gt 0 ]; then
-    echo "== $skipped tests skipped for missing host capabilities:"
-    grep '^SKIPPED ' target/test-output.txt
+    echo "== $skipped checks skipped for missing host capabilities:"
+    cat target/deps-output.txt target/test-output.txt | grep '^SKIPPED '
 fi
 exit "$status"
