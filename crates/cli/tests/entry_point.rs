@@ -13,15 +13,8 @@ use std::time::Duration;
 /// Builds tests/partitions/entry_point.c with `partita cc` and the extra flags into `dir/name`.
 fn build(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
     let exe = dir.join(name);
-    let out = partita()
-        .args(["cc", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .args(flags)
-        .arg(repo().join("tests/partitions/entry_point.c"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "partita cc: {}", text(&out));
+    let flags = [&["-O2", "-Wall", "-Wextra", "-Werror"], flags].concat();
+    partita_cc(&repo().join("tests/partitions/entry_point.c"), &exe, &flags);
     exe
 }
 

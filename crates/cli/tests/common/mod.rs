@@ -118,23 +118,30 @@ pub fn partition_exe(name: &str) -> PathBuf {
     let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
     if !built.iter().any(|b| b == name) {
         let src = repo().join("tests/partitions").join(format!("{name}.c"));
-        let out = partita()
-            .args(["cc", "-O2", "-Wall", "-Werror"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "partita cc {}: {}{}",
-            src.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        partita_cc(&src, &exe, &["-O2", "-Wall", "-Werror"]);
         built.push(name.to_string());
     }
     exe
+}
+
+/// Builds the C program `src` into `exe` with `partita cc` and the compiler `flags`; a
+/// failure (a warning under `-Werror` included) fails the test.
+pub fn partita_cc(src: &Path, exe: &Path, flags: &[&str]) {
+    let out = partita()
+        .arg("cc")
+        .args(flags)
+        .arg(src)
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "partita cc {}: {}{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// One partition of a generated module.
