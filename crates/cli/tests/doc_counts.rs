@@ -116,6 +116,38 @@ fn header_services() -> BTreeSet<String> {
         .collect()
 }
 
+/// The header's services of ARINC 653 Part 1 and the Part 2 sampling port extensions: all
+/// but Partita's system-partition extension and the Part 2 module-schedule services (the
+/// header's sections between the `/* ====` banners naming them and the next banner).
+fn standard_services() -> BTreeSet<String> {
+    let header = std::fs::read_to_string(repo().join("include/ARINC653.h")).unwrap();
+    let mut other = false;
+    let mut section = String::new();
+    let mut out = BTreeSet::new();
+    let mut after_banner = false;
+    for line in header.lines() {
+        if line.starts_with("/* ====") {
+            after_banner = true;
+            continue;
+        }
+        // The title line right after a banner line.
+        if std::mem::take(&mut after_banner) && line.starts_with("/* ") {
+            section = line.to_string();
+            other = section.contains("PARTITA EXTENSION (not")
+                || section.contains("Multiple module schedules");
+            continue;
+        }
+        if let Some(rest) = line.trim().strip_prefix("extern void ") {
+            let name = rest.split('(').next().unwrap_or("").trim().to_string();
+            if !other && !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    assert!(!section.is_empty(), "ARINC653.h has no section banners");
+    out
+}
+
 /// Whether `text` calls `name` (the name followed by `(`, as a whole word).
 fn calls(text: &str, name: &str) -> bool {
     text.match_indices(name).any(|(i, _)| {
@@ -166,6 +198,10 @@ fn the_counts_quoted_in_the_docs_come_from_the_code() {
         ("{} named rules", vec![rules]),
         ("{} scenarios in {} groups", vec![n_scenarios, n_groups]),
         ("exercising {} services", vec![services]),
+        (
+            "{} services have a C binding",
+            vec![standard_services().len() as u64],
+        ),
         (
             "{} groups, {} scenarios, {} APEX services",
             vec![n_groups, n_scenarios, services],
