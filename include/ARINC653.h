@@ -2,7 +2,7 @@
  * ARINC653.h - C binding of the ARINC 653 APEX interface, as provided by
  * Partita.
  *
- * SPDX-License-Identifier: Apache-2.0
+ * SPDX-License-Identifier: MIT OR Apache-2.0
  *
  * This single header carries the types and constants of all of ARINC 653
  * Part 1 (APEX) plus the Part 2 sampling port extensions, and the prototypes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The dependency policy (deny.toml), checked with cargo-deny: licences, duplicate versions and
 # sources always; security advisories (RustSec) where the advisory database can be had.
 # Installs cargo-deny when missing (`cargo install --locked cargo-deny`: about 3.5 minutes on

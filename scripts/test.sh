@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The whole test suite, from a fresh clone: installs what it needs, checks formatting and
 # lints, builds everything, and runs every test (Rust unit, property, conformance and
 # end-to-end tests, which build and run the C partitions).
@@ -22,6 +23,8 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The optional a653rs trait implementation of the partition runtime (docs/a653rs.md).
 cargo clippy -p partita-apex --features a653rs --all-targets --quiet -- -D warnings
+echo "== licence headers (SPDX)"
+./scripts/spdx.sh --check
 echo "== dependency policy (deny.toml)"
 mkdir -p target
 ./scripts/deps.sh 2>&1 | tee target/deps-output.txt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* fcs: the flight-control partition of the flagship example (LEVEL_A).
  *
  * A simulated helicopter's attitude (roll, pitch, yaw) is held at a set-point by a 50 Hz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Messages exchanged by the partitions of the flagship example (see README.md). Both ends of
  * a channel are built from this header, so the layouts agree. */
 #ifndef FLAGSHIP_H

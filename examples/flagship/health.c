@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* health: the system partition of the flagship example (SystemPartition="true").
  *
  * pbit (aperiodic) runs the power-on built-in test while the module is in its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* nav: the navigation/display partition of the flagship example (LEVEL_C).
  *
  * display (periodic 40 ms) reads fcs's attitude on the ATTITUDE sampling port, checks its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* video: the payload partition of the flagship example (LEVEL_E, core 1).
  *
  * encoder (periodic 40 ms, 25 frames/s) renders a synthetic 640x480 camera frame, encodes it

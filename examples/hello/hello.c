@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A minimal Partita partition: one periodic APEX process that prints the partition's name
  * and the time at each release.  Built with `partita cc examples/hello/hello.c -o hello`. */
 #include <stdio.h>

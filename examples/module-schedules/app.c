@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* An application partition of the module-schedules example. It has no window in the
  * initialisation schedule, so it starts when the running schedule takes over; its periodic
  * process then reports each activation. Argument: the partition's name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The system partition of the module-schedules example: the "startup manager" of the seed
  * paper. During the initialisation schedule it has long windows; its startup process does
  * the module's initialisation work, then asks for the running schedule

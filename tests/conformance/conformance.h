@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * conformance.h - helpers shared by the APEX conformance scenarios.
  *

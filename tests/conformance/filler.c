@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* filler.c - the second partition of the scenarios that need window boundaries: it owns the
  * windows given as `filler=` in the scenario's @module line and does nothing. */
 #include <ARINC653.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: tries, one APEX process per attack, to reach a neighbour or the host.
  * Arguments: NAME MAJOR_FRAME_NS START:DUR PIDFILE, where PIDFILE will hold the host pid of a
  * neighbour partition (then that of the manager, unused here), written by the test once the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Configuration probe: prints what the partition sees of its configuration through APEX
  * calls, so that crates/cli/tests/config_reaches.rs can check that every configured value
  * arrives where it is used.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: crashes in a loop. Its only process writes through a null pointer; the error
  * handler reports the error and restarts the partition (SET_PARTITION_MODE(COLD_START)),
  * whose new incarnation crashes again. */

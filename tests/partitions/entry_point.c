@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A partition written the JetOS way: its entry function is main_process (the configuration's
  * EntryPoint), not main. With -DWITH_MAIN it also has a main, which must not run when
  * EntryPoint names main_process. Prints "ENTRY <function>", then "WORKER <partition id>" from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: every process forks as fast as it can, for ever. Reports the first refusal. */
 #include <errno.h>
 #include <stdio.h>

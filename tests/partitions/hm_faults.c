@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Health-monitor test partition.  Usage: hm_faults MODE NAME [ARG...]
  *
  * Every mode prints "BOOT <NAME> start_condition=<n>" at start.  Modes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A hostile partition: blocks every signal it can, forks a child and spawns threads, all of
  * which spin outside APEX and check the clock against the partition's windows. With the
  * argument `escape-group` the child first leaves the partition's process group (setsid: only

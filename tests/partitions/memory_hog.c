@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: allocates and touches memory until it dies. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Multiple module schedules (ARINC 653 Part 2) test partition.
  *
  *   msched NAME sys TARGET SPARE [LATE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: attacks port memory (crates/cli/tests/isolation.rs). Arguments:
  *   NAME MAJOR_FRAME_NS START:DUR PIDFILE MODE
  * PIDFILE will hold "<host pid of neighbour far> <host pid of the manager>" (written by the

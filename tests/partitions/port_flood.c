@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A peer that floods a neighbour's port thread with futex wake-ups, on another core at the
  * same time (crates/cli/tests/isolation.rs, a_peer_on_another_core_cannot_flood_a_port_thread).
  * Argument: MODE.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Pseudo-partition test partition (crates/cli/tests/ports_pseudo.rs): forwards every
  * message of queuing port CMD_IN to ECHO_OUT prefixed with "echo:", every message of FIFO_IN
  * to FILE_OUT unchanged, and writes a sampling message "tick <n>" to SAMP_OUT each period. */

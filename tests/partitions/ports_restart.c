@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Port restart test partition (crates/cli/tests/ports_pseudo.rs, restart test).
  *
  *   ports_restart writer FILE   first incarnation: sends messages 1..50 on queuing port OUT,

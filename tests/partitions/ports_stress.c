@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Port stress partition (crates/cli/tests/ports_stress.rs).
  *
  *   ports_stress writer N   sends N messages on each of the queuing ports Q1 and Q2 (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile, without APEX: reports what it sees of the host (the processes in /proc, its
  * identity and capabilities), then calls ptrace. With no SIGSYS handler of its own it dies
  * of the seccomp trap; the manager records ILLEGAL_REQUEST. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Shared by the test partitions: NAME_TYPE copies and the creation of their APEX processes
  * (SOFT deadline, no time capacity, 64 KiB stack). */
 #ifndef PROCESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Exercises partition mode changes: the first incarnation asks for a COLD_START restart after
  * three activations; the restarted one reports its start condition and, after three more
  * activations, sets the partition to IDLE. */

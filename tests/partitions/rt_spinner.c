@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: raises itself to real-time priority 99 (above the manager's scheduler threads)
  * and spins. Refused on every host: the partition holds no capability and RLIMIT_RTPRIO is at
  * most the runtime's timer priority (0 where the host cannot set it).

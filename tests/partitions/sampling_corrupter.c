@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile sampling writer and its reader (crates/cli/tests/ports_pseudo.rs,
  * a_partition_that_corrupts_its_sampling_channel_holds_no_reader). Argument: MODE.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: blocks every signal it can and spins outside APEX for ever (from its first
  * instruction on, at the real-time priority the partition starts with). */
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A well-behaved neighbour for the isolation suite: one periodic APEX process released at
  * the start of the partition's window prints, at every activation, a sequence number (its
  * message stream) and how late it started after the window start (its window-start

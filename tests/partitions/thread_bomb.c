@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Hostile: creates threads until refused, then keeps trying; every thread spins, yielding
  * the core to the other threads of its priority so that the creator keeps creating (a
  * creation waits for the manager's answer, crates/manager/src/creation.rs: a spinner that

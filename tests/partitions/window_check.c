@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A well-behaved partition: one low-priority APEX process samples the clock and reports
  * whether it ever ran outside the partition's windows. */
 #include "window_check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Shared by the test partitions: checks, from the partition's own clock, that it only runs
  * inside its windows. Arguments: NAME MAJOR_FRAME_NS START:DURATION[,START:DURATION...] */
 #ifndef WINDOW_CHECK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Blackboards (ARINC 653 Part 1, 3.7.2.2).
 
 use crate::kernel::Kernel;

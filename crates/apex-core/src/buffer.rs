@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Buffers: bounded message queues with copy semantics (ARINC 653 Part 1, 3.7.2.1).
 
 use crate::kernel::Kernel;

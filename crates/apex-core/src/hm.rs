@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Health monitoring services at process level (ARINC 653 Part 1, 3.8):
 //! the error handler, RAISE_APPLICATION_ERROR and GET_ERROR_STATUS.
 //!

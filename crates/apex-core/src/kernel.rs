@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The per-partition kernel state machine: construction, glue-facing queries,
 //! time advance, and the process scheduler.
 

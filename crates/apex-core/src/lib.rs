@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! OS-independent APEX (ARINC 653 Part 1) scheduling core of a Partita
 //! partition.
 //!

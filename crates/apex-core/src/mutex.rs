@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Mutexes with priority ceiling (ARINC 653 Part 1, 3.7.2.5).
 //!
 //! A process owns at most one mutex at a time. While owning it, the

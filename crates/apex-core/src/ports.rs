@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Waiting processes of inter-partition ports (ARINC 653 Part 1, 3.6.2.2).
 //!
 //! The messages of a queuing port live in shared memory outside the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Generic waiting queue (FIFO or PRIORITY discipline) used by the
 //! intra-partition objects.
 

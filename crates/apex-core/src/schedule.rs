@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Module schedule changes (ARINC 653 Part 2 multiple module schedules) as the partition's
 //! kernel sees them: the partition's period, duration and first period start change when the
 //! module switches to another schedule.

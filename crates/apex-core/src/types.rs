@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Basic APEX types, constants, configuration and status records.
 
 /// ARINC 653 `SYSTEM_TIME_TYPE`: signed nanoseconds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Health monitoring at process level: error handler, RAISE_APPLICATION_ERROR,
 //! GET_ERROR_STATUS, CONFIGURE_ERROR_HANDLER, deadline misses, injected errors.
 

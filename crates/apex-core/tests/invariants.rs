@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Property tests: scheduling and queue invariants under random operation
 //! sequences.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Buffers and blackboards (copy semantics).
 
 mod common;

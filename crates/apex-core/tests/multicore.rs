@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Multi-core scheduling (simulated clock): one process runs at a time per core, each core
 //! is scheduled independently, and an event on one core preempts (only) the core of the
 //! process it readies.

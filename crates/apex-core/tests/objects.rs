@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Intra-partition objects: semaphores, events, buffers, blackboards, mutexes.
 
 mod common;

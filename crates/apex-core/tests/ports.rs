@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Port waiting queues (the partition side of blocking SEND/RECEIVE_QUEUING_MESSAGE), on the
 //! simulated clock.
 

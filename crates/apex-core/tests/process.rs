@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Process management services: nominal behaviour and every error code.
 
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Module schedule changes (ARINC 653 Part 2) seen by the partition kernel: a new period,
 //! duration and period origin, with a simulated clock.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Scheduling scenarios and time services with a simulated clock.
 
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The `a653rs` binding traits (crates.io `a653rs` 0.6, feature `bindings`) implemented over
 //! Partita's runtime, behind this crate's optional feature `a653rs`.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Processor cores of the partition → host CPUs, and the pinning of the runtime's threads.
 //!
 //! The partition's cores are numbered `0..cores` (the APEX processor core ids); core `k` is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Starting a partition at the entry function its configuration names.
 //!
 //! The standard's `EntryPoint` names the partition's entry function. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Per-core idle holders: a core with no designated APEX process must not run a
 //! process that was preempted in the middle of its code.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The partition runtime's side of isolation: a system call refused by the partition's
 //! seccomp filter (see `partita_sys::seccomp` and `docs/seccomp.md`) arrives as SIGSYS on
 //! the calling thread and is raised to the health monitor as ILLEGAL_REQUEST, like a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Partita partition runtime (APEX) for Linux.
 //!
 //! A partition links this library (as `libpartita_apex.a` for C, with `include/ARINC653.h`,

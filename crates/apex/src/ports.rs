@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Sampling and queuing ports in the partition runtime (ARINC 653 Part 1, 3.6).
 //!
 //! The partition manager passes the partition a *port directory* and only the shared memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Raising a runtime thread's real-time priority without `CAP_SYS_NICE`.
 //!
 //! Partitions hold no capability. Where the manager could give them `RLIMIT_RTPRIO` = the

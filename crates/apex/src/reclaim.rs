@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Giving back what an abandoned APEX thread no longer needs.
 //!
 //! A thread whose process was stopped while it was in application code, or that stopped

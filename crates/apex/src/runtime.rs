@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Linux glue around the OS-independent [`Kernel`]: one kernel per partition behind a
 //! mutex, one thread per APEX process, and the main thread turned into the timer thread once
 //! the partition is in NORMAL mode.

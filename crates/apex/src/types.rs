@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Rust mirror of the ARINC 653 C binding in `include/ARINC653.h`.
 //!
 //! Every C struct has a `#[repr(C)]` counterpart here, named in CamelCase

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! An `a653rs` partition (the crate's `Partition` trait and its abstractions) running on the
 //! Partita runtime through `partita_apex::a653rs::Partita` (feature `a653rs`). Standalone
 //! (no manager): a test binary without harness whose `main` is the partition; it exits 0 when

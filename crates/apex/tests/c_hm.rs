@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Runs `tests/c/hm.c`, a C partition exercising process-level health monitoring through the
 //! ARINC 653 C binding (error handler, RAISE_APPLICATION_ERROR, GET_ERROR_STATUS,
 //! CONFIGURE_ERROR_HANDLER) and the hardware fault path (SIGFPE in a process becomes a

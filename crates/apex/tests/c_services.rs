@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Runs `tests/c/services.c`, a C partition exercising the ARINC 653 C binding of the
 //! process, time, semaphore, event, buffer, blackboard and mutex services, and compares its
 //! trace with [`EXPECTED`].

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Checks `include/ARINC653.h` against its Rust mirror `partita_apex::types`.
 //!
 //! * `layout_matches_header`: a C probe, generated from the table in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Partition code written for other APEX implementations (`tests/c/porting.c`): string
 //! literals for name parameters, the common C headers taken from `ARINC653.h`, and
 //! `SUSPEND_SELF(0)`. It must compile without a warning under `-Wall -Wextra -Werror` at

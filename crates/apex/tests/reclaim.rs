@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Abandoned threads give their memory back (`partita_apex::reclaim`): a process that touches
 //! 1 MiB of stack is STOPped in the middle of its code and STARTed again 40 times (each STOP
 //! abandons its thread, each START spawns a fresh one). Without the reclaim the partition's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Matching a spinner's gaps to the known window boundaries.
 
 use serde::Serialize;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The bare kernel mechanism: a minimal switching loop with nothing of Partita around it.
 //!
 //! One `SCHED_FIFO` 90 thread pinned to the partitions' core walks the same boundary timeline

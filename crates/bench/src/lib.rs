@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Benchmarks of Partita against the bare kernel mechanisms.
 //!
 //! `partita bench switch` ([`run_switch`]) measures, for every partition-switch backend, the

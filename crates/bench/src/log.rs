@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The gap log: a file under `/dev/shm` shared by a spinner (writer) and the bench (reader).
 //!
 //! A spinner reads the clock in a tight loop; whenever two consecutive readings are more than

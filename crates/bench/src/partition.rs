@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The benchmark partition (`partita __bench-partition`) and the bare spinner
 //! (`partita __bench-spinner`).
 

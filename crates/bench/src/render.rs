@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The readable table of `bench switch`.
 
 use crate::switch::{Pick, Section, SwitchReport, METRICS, T_BARE, T_OVERRUN, T_SCALE};

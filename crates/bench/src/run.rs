@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Running a benchmark module under the partition manager: the run ends when the bench has
 //! what it needs (or is interrupted), and the manager's remarks become the section's notes.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Exact order statistics of signed nanosecond samples.
 
 use serde::{Deserialize, Serialize};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita bench switch`: partition-switch figures of every backend, against the bare kernel
 //! mechanism measured in the same run.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita cc`: compile and link a C partition against the APEX runtime, the way `mpicc`
 //! wraps the system compiler.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The embedded default module: what `partita run` runs without a file.
 //!
 //! It is the flagship example (`examples/flagship`): its configuration and C sources are

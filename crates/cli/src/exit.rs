@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The exit statuses of `partita`: one enum, from which `partita --help` prints its list and
 //! against which a test checks the README's "Exit codes" section and the docs.
 //!

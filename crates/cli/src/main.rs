@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita`: check, compile and run ARINC 653 modules on Linux.
 //!
 //! Exit codes: [`exit::ExitStatus`] (also printed by `partita --help`).

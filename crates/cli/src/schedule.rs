@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita schedule`: synthesise a module schedule from the partitions' process sets, check it
 //! independently, write it back into the module, report; `--experiment` compares the
 //! algorithms on random process sets.

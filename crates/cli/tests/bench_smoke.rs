@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Smoke tests of the benchmark commands: each `--quick` benchmark runs to the end under the
 //! partition manager (partitions under their own uids, with the seccomp filter) and writes
 //! JSON figures that parse. The figures themselves are not checked here (benchmarks print

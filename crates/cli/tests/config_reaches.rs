@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Every value the configuration can set reaches the process that uses it.
 //!
 //! One module sets each configurable value to a distinctive, non-default value; the C

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! APEX conformance suite (in the style of ARINC 653 Part 3): every
 //! `tests/conformance/<group>/<scenario>.c` is a C partition printing an event trace (lines
 //! starting `T `). It is built with `partita cc`, run under the partition manager in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The numbers the documentation quotes (validation rules, conformance scenarios and groups,
 //! APEX services exercised) are computed here from the code and compared with every place
 //! the docs state them; and the README's C example compiles as shown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! End-to-end tests: real modules run by the `partita` binary, checked from the partitions'
 //! own clocks and from the host (processes, cgroups) afterwards.
 

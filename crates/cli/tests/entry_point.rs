@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `EntryPoint` as the partition's entry function (with `partita:Executable`): a JetOS-style
 //! partition whose entry is `main_process` and that has no `main`, one that has both (the
 //! configuration picks `main_process`), `partita check` refusing a function the executable

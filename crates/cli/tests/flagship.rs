@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The flagship example (`examples/flagship`), which `partita run` builds and runs when it is
 //! given no file: its configuration passes `partita check` cleanly, and a short run shows every
 //! partition at work — the control loop, the ports between partitions, the health monitor's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! End-to-end tests of the module health monitor: detected errors, logbook, partition and
 //! module actions, system-partition services. Partitions: tests/partitions/hm_faults.c.
 

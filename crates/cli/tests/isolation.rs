@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The hostile-partition suite: each test runs one module twice in the same test, once with
 //! a harmless partition (`quiet`) and once with a hostile one in the same windows, and checks
 //! that the attack fails or is contained, that it is recorded, and that two well-behaved

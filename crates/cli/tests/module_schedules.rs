@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Multiple module schedules (ARINC 653 Part 2) end to end: an initialisation schedule in
 //! which the system partition runs long windows, a running schedule, and a spare one. The
 //! system partition (tests/partitions/msched.c) checks the error cases, requests the spare

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Pseudo-partitions end to end: a UDP source and destination (datagrams echoed through a
 //! partition), a named-pipe source and a file destination (length-prefixed records copied
 //! through a partition; an oversized record is counted, not forwarded), and a sampling port

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Port stress test: 10^6 queuing messages (two channels, 16..512 and 16..64 bytes, blocking
 //! sends and receives) and 5·10^5 sampling messages (16..256 bytes) between two partitions on
 //! two cores, whose windows stop and resume them every 10 ms, while the test also stops

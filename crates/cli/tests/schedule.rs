@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita schedule`: synthesis of the example module (the result passes `partita check` and
 //! the independent checker), the rest of the file kept byte for byte, the error paths and
 //! their exit codes, and a tiny experiment.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The project's habits, checked: every crate takes the workspace's lints, and the two crates
 //! that hold unsafe code (partita-sys, partita-apex) repeat them with only `unsafe_code` changed.
 

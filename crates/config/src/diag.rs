@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Diagnostics: the rules, their stable names, and rustc/gcc-like rendering.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

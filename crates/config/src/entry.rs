@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The partition's entry function in its executable: `EntryPoint` read as a function name
 //! (with `partita:Executable`) must be a C identifier that the executable's dynamic symbol
 //! table defines, because the runtime finds it there (`dlsym`) before `main` would run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! ARINC 653 module configuration for Partita: raw XML → validated model → compiled plan.
 //!
 //! The input is the ARINC 653 Part 1 XML configuration as integrators write it

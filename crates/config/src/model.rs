@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The typed, validated module model (also the building blocks of the compiled plan).
 //!
 //! Every value here has passed validation: references are resolved to partition indices,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The compiled plan: everything the partition manager needs, resolved and checked, and its
 //! binary file format.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! "Did you mean ...?" suggestions by edit distance.
 
 /// Levenshtein distance between two strings, compared case-insensitively.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Human summary of a compiled plan (what `partita check` prints on success).
 
 use crate::model::{Endpoint, ModuleSchedule, PortKind, PseudoTransport};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Exact decimal-seconds arithmetic.
 //!
 //! Configuration times are written as decimal seconds (`"0.05"`, `"1"`, `".25"`) and converted

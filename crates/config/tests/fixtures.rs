@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! One failing fixture per rule (`tests/fixtures/<rule>.xml`), each announcing the diagnostics
 //! it must produce with `<!-- expect: <rule> <line>:<column> -->` comments, plus good modules
 //! (`tests/fixtures/good/*.xml`) that must produce no diagnostic at all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Multiple module schedules (ARINC 653 Part 2) in the configuration: the schedule-change
 //! action and SetModuleSchedule reach the compiled plan; bad values and clashing implicit
 //! identifiers are reported with their positions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! End-to-end behaviour of the check pipeline: many violations in one run, positions, rendering,
 //! compiled plan contents.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Plan file format: round trip, corruption detection, and `load` of XML or plan files.
 
 use partita_config::{

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Property tests: exact time parsing, and that no input makes the checker panic or yields an
 //! unsound plan.
 

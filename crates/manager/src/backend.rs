@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Partition-switch backends: how a partition is held outside its windows.
 
 use crate::host::HostInfo;

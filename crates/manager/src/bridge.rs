@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Pseudo-partitions: the manager carries the messages of channel ends outside the module.
 //!
 //! A bridge thread polls every pseudo end each millisecond:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Host-wide per-CPU locks (rtfix): tells when another module runs on a CPU of this one.
 //!
 //! A module assumes it owns the CPUs of its windows. When two modules (two `partita run`, e.g.

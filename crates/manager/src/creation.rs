@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The manager's side of the task-creation filter ([`partita_sys::creation`]): one thread per
 //! partition incarnation answers its `clone`, `fork` and `vfork` calls: refused with `EAGAIN`
 //! when the partition is at its task limit (`pids.current` >= `pids.max`), before the kernel

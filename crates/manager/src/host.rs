@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the host offers: privileges, real-time scheduling, cgroup hierarchies.
 
 use partita_sys::cgroup::Mounts;

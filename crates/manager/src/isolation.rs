@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the manager takes away from every partition before it runs, and how it
 //! names a partition's death for the health-monitor log. See `docs/threat-model.md`.
 

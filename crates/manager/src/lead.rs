@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! How early to freeze a partition before the end of its window (the *freeze lead*).
 //!
 //! Freezing a cgroup is not instantaneous: the kernel marks every task at once, but a task

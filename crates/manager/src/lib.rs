@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Partita partition manager.
 //!
 //! [`run`] takes a [`ModulePlan`] (built from a compiled configuration by the CLI, or directly

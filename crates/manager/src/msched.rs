@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Multiple module schedules (ARINC 653 Part 2): which schedule runs, the switch at the end of
 //! a major frame, and what the partitions are told.
 //!

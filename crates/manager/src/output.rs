@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The output thread: partition stdout/stderr, the report channel and exec results.
 //!
 //! Nothing is dropped: every byte a partition writes ends up in a line on the console and/or

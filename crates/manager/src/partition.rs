@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! One partition as the manager sees it: its cgroups, control block, process and counters.
 
 use crate::backend::{freezer_kind, Backend, Switch};

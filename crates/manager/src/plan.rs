@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the manager runs: a module plan independent of the XML front end.
 
 use partita_schedule::{FramePlan, Nanos};

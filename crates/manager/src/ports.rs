@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Inter-partition channels: the manager creates each channel's shared memory once per run
 //! (so that a partition restart does not disturb its peers), hands every partition only the
 //! ends it is configured for, and bridges pseudo-partition ends ([`crate::bridge`]).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The raise broker: partitions hold no capability, and where the manager
 //! cannot give them `RLIMIT_RTPRIO` (root without `CAP_SYS_RESOURCE`, hard limit 0) the kernel
 //! refuses every raise of a real-time priority. The partition runtime must raise its own

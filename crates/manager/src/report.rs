@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The run report: printed as a summary by the CLI, written as JSON for tools.
 
 use crate::msched::{ScheduleSwitch, WindowStart};

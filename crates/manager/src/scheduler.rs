@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The per-core scheduler threads.
 //!
 //! Each thread owns the boundary timeline of one core. It sleeps on an absolute

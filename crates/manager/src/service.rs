@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! One service thread per partition: it answers the partition's extension-service mailbox
 //! (`ControlBlock::mbox`: GET_A_PARTITION_STATUS, SET_A_PARTITION_MODE, GET_HM_LOG_STATUS,
 //! READ_HM_LOG, see [`crate::hm::mailbox`]) and, where partitions cannot raise their own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Directories left by earlier runs whose manager is gone.
 //!
 //! Each run keeps its cgroups under `partita/<manager pid>-<start µs>` in every hierarchy it

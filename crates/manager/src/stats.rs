@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Fixed-size latency histograms: constant memory however long a module runs, about 1.5 %
 //! relative precision, exact min, max and count.
 

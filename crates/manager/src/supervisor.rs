@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`run`]: set-up, supervision and clean shutdown of a module.
 
 use crate::backend::Backend;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Per-channel traffic for the run report: messages written and read on each channel of the
 //! connection table, read from the channel memory at the end of the run.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Pure schedule logic for Partita.
 //!
 //! Nothing here touches the operating system: a [`FramePlan`] is the cyclic window table of one

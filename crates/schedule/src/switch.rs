@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Module schedule switches (ARINC 653 Part 2 multiple module schedules): the arithmetic of
 //! the instant at which a requested schedule change takes effect.
 //!

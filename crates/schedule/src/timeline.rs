@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Per-core boundary timelines and the drift-free cursor that walks them.
 
 use crate::{FramePlan, Nanos};

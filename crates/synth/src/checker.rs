@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The independent checker: from a window table and the process sets alone, it re-derives
 //! that windows stay inside the frame and do not overlap on a core, that the host keeps its
 //! reserve, and that every process meets its deadline. It shares no code with the generators.

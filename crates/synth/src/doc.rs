@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The module file as text: where its partitions and processes are (for error messages), and
 //! writing a synthesised `Module_Schedule` back into it while keeping every other byte.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The synthesis experiment: random process sets (UUniFast utilisations, harmonic and
 //! non-harmonic periods, 2–8 partitions of 1–10 processes) at total utilisations 0.1–1.0, the
 //! schedulable ratio and partition switches per frame of each algorithm, every accepted

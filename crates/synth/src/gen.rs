@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Window-table generators for one core: the seed's criticality-ordered micro-period
 //! algorithm and our supply-aware EDF packing. (The periodic-resource baseline is in
 //! [`crate::prm`].)

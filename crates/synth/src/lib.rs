@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Partition schedule synthesis for Partita (`partita schedule`).
 //!
 //! From partitions with a criticality and a fixed-priority process set (period, WCET,

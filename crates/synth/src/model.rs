@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The task model: partitions with a criticality, allowed cores and a fixed-priority process
 //! set, built from a validated module (with the positions of the `partita:Process` elements for
 //! error messages).

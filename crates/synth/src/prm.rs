@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The periodic-resource-model baseline (Shin and Lee 2003): each partition gets one window of
 //! `Θ + switch cost` in every resource period `Π`, with `Θ` the smallest budget for which its
 //! process set is fixed-priority schedulable against the PRM supply-bound function; the windows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The synthesis report: per-process worst-case response times (from the checker), per
 //! partition supply and utilisation, windows and partition switches per major frame.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Generator-side simulation of one partition's process scheduler (fixed-priority preemptive:
 //! larger priority first, then earlier release, then declaration order), used to build window
 //! tables. The checker has its own, separate implementation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Small hand-written SVG output (a Gantt chart of one major frame, the experiment's line
 //! plots): a few rectangles, lines and labels, not worth a plotting dependency.
 

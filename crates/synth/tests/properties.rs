@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Every schedule a generator emits passes the independent checker; schedules mutated so that
 //! a partition cannot get its work done are rejected; hand-computed checker cases.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! cgroups: v1 controllers (freezer, cpuacct, cpuset, memory, pids) and the v2 hierarchy.
 //!
 //! Partita creates one cgroup per partition in each hierarchy it uses, below

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The partition control block: a page of shared memory between the partition manager and
 //! one partition's runtime.
 //!

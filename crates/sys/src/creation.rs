@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Task creations decided by the manager (seccomp user notification).
 //!
 //! A partition at its task limit that keeps trying to create tasks (a fork or thread bomb)

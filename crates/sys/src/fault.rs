@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Synchronous hardware faults (SIGFPE, SIGSEGV, SIGBUS, SIGILL) and system calls refused by
 //! the partition's seccomp filter (SIGSYS) turned into calls of a Rust hook, for the
 //! partition runtime's health monitoring.

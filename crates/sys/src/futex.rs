@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Futex wait and wake on an `AtomicU32`, private or shared between processes.
 
 use std::sync::atomic::AtomicU32;

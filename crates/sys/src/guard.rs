@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The clean-up guard: a small child process that outlives a crashed manager.
 //!
 //! The manager forks the guard before it starts anything and keeps the write end of a pipe

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Identities of partitions on the host.
 //!
 //! Every partition runs under its own user and group id, derived from its index in the

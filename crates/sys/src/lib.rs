@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Linux system wrappers for Partita.
 //!
 //! Every `unsafe` block of the project lives in this crate (or in the `ffi` module of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Inter-partition channels in shared memory: sampling slots validated by sequence counters,
 //! and single-producer / single-consumer message rings.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The port directory: what the partition manager tells a partition's runtime about its
 //! ports (names, kinds, directions, sizes, and the descriptor numbers of their shared memory).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Processes and signals: kill, wait, signal masks.
 
 use crate::{check, Result};

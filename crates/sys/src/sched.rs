@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Thread scheduling: real-time priorities, CPU affinity, thread ids.
 
 use crate::{check, Result, SysError};

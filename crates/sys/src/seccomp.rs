@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The system-call filter of every partition (seccomp-BPF), compiled with `seccompiler`.
 //!
 //! Deny by default: a system call that is not on the allow-list ([`ALLOWED`]) makes the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Shared memory: anonymous `memfd` objects mapped in the manager and inherited by partitions.
 
 use crate::{check, Result, SysError};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Starting a partition process: `clone` into new namespaces, then wait for the manager's
 //! "go" before `execve`.
 //!

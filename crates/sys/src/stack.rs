@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Giving back the memory of a thread that will never run application code again (an
 //! abandoned APEX thread, see the partition runtime): the pages of its stack below its stack
 //! pointer, and its alternate signal stack ([`crate::fault::release_alt_stack`]).

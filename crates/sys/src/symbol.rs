@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Functions of the running program found by name (the partition's entry function).
 
 use std::ffi::CStr;

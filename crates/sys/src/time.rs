@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The monotonic clock, a cheaper counter-based reading of it, and absolute sleeps.
 
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The privilege drop of `partita_sys::spawn` seen from inside the child: a copy of
 //! `/bin/cat` in a directory only root may enter prints its own `/proc/self/status`.
 //! Needs root (prints SKIPPED otherwise).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The module-schedule fields of the control block: the seqlock and the schedule table.
 
 use partita_sys::control::{self, schedule::Timing, ControlBlock};

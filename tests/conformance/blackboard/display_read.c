@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * blackboard/display_read - DISPLAY_BLACKBOARD wakes every waiting reader
  * (they run by priority, before DISPLAY returns); the message stays until it

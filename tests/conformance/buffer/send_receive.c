@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * buffer/send_receive - messages are delivered in FIFO order; a receiver
  * waiting on an empty buffer gets the message directly (and, being above the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * event/set_wakes_all - SET_EVENT readies every waiter at once; they run by
  * priority (each above the setter, so before SET_EVENT returns).  While UP,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * hm/errors - the return codes of the health-monitoring services:
  * REPORT_APPLICATION_MESSAGE, CREATE_ERROR_HANDLER, CONFIGURE_ERROR_HANDLER,

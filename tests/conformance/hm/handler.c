@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * hm/handler - scheduling of the error handler (process-level health
  * monitoring).  The handler is above every process: activated by an error it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * multicore/handler_core - the error handler on another core, with
  * PROCESSES_SCHEDULED.

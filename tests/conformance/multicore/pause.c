@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * multicore/pause - the error handler's concurrency control on two cores.
  * @module windows=0:90,0:90@1 duration=1000

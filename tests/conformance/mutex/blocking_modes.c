@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * mutex/blocking_modes - who may not wait: every service that would block
  * (WAIT_SEMAPHORE, WAIT_EVENT, RECEIVE_BUFFER, SEND_BUFFER, READ_BLACKBOARD,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * mutex/ceiling - the owner of a mutex runs at its ceiling priority (a
  * process started meanwhile with a priority between the base and the ceiling

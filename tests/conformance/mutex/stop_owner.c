@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * mutex/stop_owner - STOP of the process owning a mutex releases it: the
  * first waiter becomes the owner (at the ceiling priority); the next waiter

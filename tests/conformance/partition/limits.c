@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * partition/limits - exhausting the partition's resources returns
  * INVALID_CONFIG and never crashes: 64 semaphores / events / mutexes (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * partition/modes - GET_PARTITION_STATUS during initialisation and in NORMAL
  * mode; SET_PARTITION_MODE return codes; every creation service refused in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * ports/queuing - queuing ports over channels looped back into the same partition
  * (OUT -> IN: 16 bytes x 2 messages, FIFO waiters; OUT2 -> IN2: PRIORITY waiters): FIFO

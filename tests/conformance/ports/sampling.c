@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * ports/sampling - sampling ports over a channel looped back into the same partition
  * (source OUT -> destinations IN, refresh 50 ms, and IN2, refresh 1 s): creation rules (configuration match,

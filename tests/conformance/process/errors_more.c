@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process/errors_more - return codes not covered by process/errors:
  * SUSPEND_SELF from the main process, with a negative or zero time-out;

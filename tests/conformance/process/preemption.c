@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process/preemption - a service that readies a higher-priority process lets
  * it run at once (before the service returns); a lower-priority one waits

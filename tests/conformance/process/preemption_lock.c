@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process/preemption_lock - while ctl (10) holds the preemption lock, the
  * release of hi (30, by SIGNAL_SEMAPHORE) and the START of top (40) are

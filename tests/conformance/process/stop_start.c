@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process/stop_start - STOP of a waiting process removes it from the
  * semaphore queue; a new START runs it from its entry point; STOP of a READY

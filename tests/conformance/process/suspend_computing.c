@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process/suspend_computing - SUSPEND and STOP of a process preempted in the
  * middle of its code (not in an APEX call), on one core: while the core is

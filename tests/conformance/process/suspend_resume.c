@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process/suspend_resume - SUSPEND of a process waiting on an event, and the
  * order of SET_EVENT and RESUME; SUSPEND_SELF with a time-out and RESUME.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * semaphore/queuing_order - waiters are released in FIFO order by a FIFO
  * semaphore (whatever their priorities) and by priority, FIFO among equal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * semaphore/signal_preempts - SIGNAL_SEMAPHORE that releases a higher-priority
  * waiter lets it run before SIGNAL_SEMAPHORE returns; releasing a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * semaphore/timeouts - WAIT_SEMAPHORE with a time-out returns TIMED_OUT when
  * nobody signals (and other processes run meanwhile); a zero time-out returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * time/deadline_miss - a process that computes past its TIME_CAPACITY misses
  * its deadline: the runtime reports it (checked in the manager's output, see

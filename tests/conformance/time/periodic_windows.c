@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * time/periodic_windows - periodic releases with two windows per frame.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * time/timed_wait - TIMED_WAIT(0) yields to the other ready processes of the
  * same priority only; TIMED_WAIT(d) lets lower-priority processes run and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * time/window_start_events - time events due exactly at a window start, many
  * times over: each must be handled in the window that starts then, not one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Shared helpers for the kernel tests (simulated clock: plain `i64` times).
 #![allow(dead_code)]
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Health monitoring (ARINC 653 Part 1, 3.8): REPORT_APPLICATION_MESSAGE, the partition's
 //! error handler (CREATE_ERROR_HANDLER, CONFIGURE_ERROR_HANDLER, GET_ERROR_STATUS) and
 //! RAISE_APPLICATION_ERROR.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The safe Rust APEX API, one module per chapter of ARINC 653. The C binding
 //! ([`crate::ffi`]) has the same layout and is a thin layer over these functions; Rust
 //! partitions call them directly.

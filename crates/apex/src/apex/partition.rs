@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Partition management (ARINC 653 Part 1, 3.2): GET_PARTITION_STATUS, SET_PARTITION_MODE.
 
 use crate::runtime;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Process management (ARINC 653 Part 1, 3.3, with the multicore services of Part 1 Supplement
 //! 4): creating, starting, stopping, suspending and resuming processes, priorities, preemption
 //! locking, identifiers and status, core affinity.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Time management (ARINC 653 Part 1, 3.4): GET_TIME, PERIODIC_WAIT, TIMED_WAIT, REPLENISH.
 
 use crate::runtime;

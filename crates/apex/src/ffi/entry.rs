@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The partition's entry function (`EntryPoint`, see [`crate::entry`]): a constructor that
 //! runs before `main` and starts the configured function instead, and a weak `main` for
 //! programs that have none.

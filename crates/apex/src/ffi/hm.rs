@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Health monitoring services (ARINC 653 Part 1, 3.8): REPORT_APPLICATION_MESSAGE, the error
 //! handler, RAISE_APPLICATION_ERROR and GET_ERROR_STATUS.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The ARINC 653 C binding: `extern "C"` functions with the standard names, declared in
 //! `include/ARINC653.h`. Each converts its arguments, calls the Rust API ([`crate::apex`]), and
 //! stores the outputs and the return code through the caller's pointers. The files follow the

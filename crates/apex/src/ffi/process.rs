@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Process management services (ARINC 653 Part 1, 3.3).
 
 use super::*;

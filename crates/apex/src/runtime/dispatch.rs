@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Dispatch: after every service and timer event, the threads are made to match the
 //! kernel's decisions (designation words, SCHED_FIFO priorities; see "Which thread runs" in
 //! the [`super`] module documentation), the kernel's effects are carried out and the timer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Hardware faults of the runtime's threads (see "Hardware faults" in the [`super`] module
 //! documentation): the signal hook, the per-thread alternate signal stack, and the raise to
 //! the health monitor.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Runtime start-up: the control block (or standalone defaults), the kernel's configuration,
 //! the fault handlers and the main process's priority.
 

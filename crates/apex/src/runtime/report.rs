@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Report records: what the runtime sends the manager on the report channel (deadline
 //! misses, errors handled at partition or process level, application messages).
 

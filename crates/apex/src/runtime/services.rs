@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The service entry points of the runtime: running a kernel service for the calling runner
 //! (and waiting when it blocks), and the services that also create or move threads.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Thread life cycle: one slot and thread per APEX process (and the error handler), the
 //! designation words they sleep on, abandoning and re-spawning a stopped runner's thread
 //! (see "Stopped processes" in the [`super`] module documentation), and the timer thread.

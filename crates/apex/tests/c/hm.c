@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * hm.c - exercises the process-level health monitoring of the C binding
  * (CREATE_ERROR_HANDLER, CONFIGURE_ERROR_HANDLER, RAISE_APPLICATION_ERROR,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Partition code in the style of other APEX implementations' examples: string literals for
  * name parameters, memset/strncpy on NAME_TYPE fields and size_t without including <string.h>
  * or <stddef.h> (the APEX header provides them), SUSPEND_SELF(0) from a process and from the

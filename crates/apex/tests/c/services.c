@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * services.c - exercises the C binding of the APEX services (nominal path and
  * error codes) against the real runtime, standalone (no partition manager).

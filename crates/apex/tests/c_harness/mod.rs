@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Building and running the standalone C test programs of this crate (shared by
 //! `c_services.rs` and `c_hm.rs`).
 #![allow(dead_code)]

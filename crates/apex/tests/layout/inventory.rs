@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Scanner of the header's and `src/types.rs`'s declarations (test `inventories_match`).
 
 use std::collections::{BTreeMap, BTreeSet};

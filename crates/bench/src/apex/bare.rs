@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The bare floor of `partita bench apex`: two plain threads handing off through futexes.
 
 use super::*;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita bench apex`: per-call latency of the non-blocking APEX services and the cost of a
 //! process switch inside a partition, against a bare futex hand-off measured in the same run.
 //!

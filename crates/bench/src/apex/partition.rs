@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The partition side of `partita bench apex`: the APEX partition that times the calls.
 
 use super::*;

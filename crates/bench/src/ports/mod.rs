@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita bench ports`: cost of the port services against a bare shared-memory copy plus an
 //! atomic publish, and the end-to-end latency between two partitions with adjacent windows.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The partition side of `partita bench ports`: partition `P` times the port services in its
 //! initialisation (main process, non-blocking calls, loop-back channels) and then sends one
 //! time-stamped message near the end of each of its windows; partition `L`, whose window

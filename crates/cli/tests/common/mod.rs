@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Shared helpers of the end-to-end tests: building the C test partitions with `partita cc`,
 //! writing module files, running `partita`, and parsing the partitions' reports.
 #![allow(dead_code)]

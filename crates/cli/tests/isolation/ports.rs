@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The port attacks of the hostile-partition suite: mapping a neighbour's port buffer, and
 //! writing to the attacker's own read-only port mapping (`tests/partitions/port_attacker.c`).
 

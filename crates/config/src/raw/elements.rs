@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! One reader per element of the configuration, from the root down.
 
 use crate::diag::{Pos, Rule};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Raw parse: the XML tree as the user wrote it, every value typed where possible and tagged
 //! with its position. Value-level problems (missing or malformed attributes, unknown elements
 //! and attributes, repeated singletons) are reported here; cross-reference rules are checked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Known names per place: the attributes and child elements each element may carry.
 
 // Known names per place: (unqualified, partita-qualified).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The parser and its attribute readers: typed values, positions and the diagnostics of
 //! unknown, missing or malformed attributes and elements.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Construction of the typed model (only called when no error was reported).
 
 use crate::model::{

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Connection table rules: channels, their endpoints and pseudo-partition transports.
 
 use crate::diag::{Pos, Rule};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Validation: cross-reference and schedule rules over the raw model, and construction of the
 //! typed [`ValidatedModule`] when no error was found.
 

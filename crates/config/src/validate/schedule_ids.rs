@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Rules of multiple module schedules (ARINC 653 Part 2): schedule identifiers and names, the
 //! size of the runtime's schedule table, and who may switch schedules.
 

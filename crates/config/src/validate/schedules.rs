@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Module schedule rules: major frames, partition periods, windows and cores.
 
 use crate::diag::{Pos, Rule};

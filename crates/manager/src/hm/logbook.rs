@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The module logbook (ARINC 653 Part 2 logbook-like): every health-monitor event as a
 //! fixed-format record, kept in memory (bounded, evictions counted), appended to a file as
 //! JSON lines when asked (`partita run --hm-log FILE`), and readable back ([`read_log`]).

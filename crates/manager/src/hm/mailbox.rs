@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The manager's side of the extension-service mailbox (`ControlBlock::mbox`).
 //!
 //! A partition posts a request and wakes the mailbox's state word; its service thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The module-level health monitor.
 //!
 //! Errors reach it from four places: the partition runtime's report records (deadline misses

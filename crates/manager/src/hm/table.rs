@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The health-monitor decision: (system state × error) → level → action, from the
 //! configuration's `System_HM_Table`, `Module_HM_Table` and `Partition_HM_Table`.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Shared-memory channel tests, including processes stopped (SIGSTOP) at random points.
 
 use super::*;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The child side of [`super::spawn`]: what a partition process does between `clone` and
 //! `execve`.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Inter-partition communication (ARINC 653 Part 1, 3.6): sampling ports ([`sampling`]) and
 //! queuing ports ([`queuing`]) on the channels the configuration connects. The C binding
 //! (`ffi::inter`) is a thin layer over these functions. Every function returns the ARINC 653

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Queuing ports (ARINC 653 Part 1, 3.6.2.2). A queue overflow reported by the other end is
 //! returned with the next message received ([`Received::overflow`]).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Sampling ports (ARINC 653 Part 1, 3.6.2.1) and the Part 2 sampling extensions
 //! (READ_UPDATED_SAMPLING_MESSAGE, READ_SAMPLING_MESSAGE_CONDITIONAL,
 //! GET_SAMPLING_PORT_CURRENT_STATUS), kept here next to the services they extend because they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Buffers (ARINC 653 Part 1, 3.7.2.1): message queues between the processes of one
 //! partition.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Events (ARINC 653 Part 1, 3.7.2.4): UP/DOWN conditions processes of one partition wait on.
 
 use crate::runtime;

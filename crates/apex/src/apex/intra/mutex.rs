@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Mutexes (ARINC 653 Part 1 Supplement 4, 3.7.2.5): priority-ceiling mutexes for the
 //! processes of one partition, and GET_PROCESS_MUTEX_STATE.
 

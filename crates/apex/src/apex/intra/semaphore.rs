@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Semaphores (ARINC 653 Part 1, 3.7.2.3): counting semaphores for the processes of one
 //! partition.
 

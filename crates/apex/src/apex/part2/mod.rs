@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! ARINC 653 Part 2 services and Partita's extensions in the same style.
 //!
 //! - [`schedules`]: multiple module schedules (SET_MODULE_SCHEDULE, GET_MODULE_SCHEDULE_STATUS,

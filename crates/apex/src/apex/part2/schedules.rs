@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Multiple module schedules (ARINC 653 Part 2): the safe Rust API of SET_MODULE_SCHEDULE,
 //! GET_MODULE_SCHEDULE_STATUS and GET_MODULE_SCHEDULE_ID, and the runtime's side of a
 //! schedule switch.

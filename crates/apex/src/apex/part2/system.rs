@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! System-partition services: a Partita extension in the style of ARINC 653 Part 2 (not part
 //! of ARINC 653 Part 1). A partition configured with `SystemPartition="true"` may read another
 //! partition's status, set its operating mode, and read the module's health-monitor logbook.

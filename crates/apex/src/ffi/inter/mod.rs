@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Inter-partition communication services (ARINC 653 Part 1, 3.6), and the Part 2 sampling
 //! extensions with the sampling port services they extend.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Queuing port services (ARINC 653 Part 1, 3.6.2.2).
 
 use super::{direction_in, direction_out, port_message_in, size_in};

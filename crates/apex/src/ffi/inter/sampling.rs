@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Sampling port services (ARINC 653 Part 1, 3.6.2.1) and the Part 2 sampling extensions.
 
 use super::{direction_in, direction_out, port_message_in, size_in};

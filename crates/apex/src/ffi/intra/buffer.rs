@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Buffer services (ARINC 653 Part 1, 3.7.2.1).
 
 use crate::apex::intra::buffer;

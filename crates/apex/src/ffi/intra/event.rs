@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Event services (ARINC 653 Part 1, 3.7.2.4).
 
 use crate::apex::intra::event;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Semaphore services (ARINC 653 Part 1, 3.7.2.3).
 
 use crate::apex::intra::semaphore;

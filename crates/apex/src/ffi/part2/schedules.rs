@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Multiple module schedules (ARINC 653 Part 2): SET_MODULE_SCHEDULE,
 //! GET_MODULE_SCHEDULE_STATUS, GET_MODULE_SCHEDULE_ID (see [`crate::apex::part2::schedules`]).
 

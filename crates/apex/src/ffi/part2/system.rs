@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Partita extension (ARINC 653 Part 2-style): system-partition services, declared in the
 //! "Partita extension: system-partition services" section of ARINC653.h. See
 //! [`crate::apex::part2::system`].
