@@ -12,7 +12,7 @@
 //!   [`CompiledPlan`] when there is no error.
 //! - [`render_diagnostics`] and [`render_summary`] produce the text a CLI prints.
 //! - [`write_plan`] / [`read_plan`] store a plan in a checked binary file; [`load`] accepts
-//!   either an XML configuration or a plan file.
+//!   either an XML configuration or a plan file; [`PlanBuilder`] builds a plan in code.
 //! - [`rules`] lists every rule for documentation.
 //!
 //! Times are decimal seconds parsed exactly to integer nanoseconds ([`time::parse_seconds`]).
@@ -46,6 +46,7 @@
 //! Unknown elements and attributes are warnings (`unknown-element`, `unknown-attribute`) with a
 //! "did you mean" hint; `xsi:` and `xml:` attributes are ignored.
 
+mod builder;
 mod diag;
 mod entry;
 pub mod model;
@@ -56,13 +57,15 @@ mod summary;
 pub mod time;
 mod validate;
 
+pub use builder::PlanBuilder;
 pub use diag::{
     count_line, render_diagnostics, rules, Diagnostic, Pos, Related, Rule, RuleInfo, Severity,
 };
 pub use model::ValidatedModule;
 pub use plan::{
     compile, is_plan, plan_to_bytes, read_plan, sha256_hex, write_plan, CompiledPartition,
-    CompiledPlan, Inconsistency, PlanError, PLAN_FORMAT_VERSION, PLAN_HEADER_LEN, PLAN_MAGIC,
+    CompiledPlan, Inconsistency, PartitionTiming, PlanError, MAX_CHANNEL_MESSAGE,
+    MAX_CHANNEL_QUEUE, PLAN_FORMAT_VERSION, PLAN_HEADER_LEN, PLAN_MAGIC,
 };
 pub use summary::{partition_letter, render_summary, timeline_bar, BAR_WIDTH};
 pub use validate::RT_BUDGET_PERCENT;

@@ -14,7 +14,7 @@
 
 use crate::model::{
     Backend, Channel, Criticality, Endpoint, HmTables, MemoryRequirement, ModuleSchedule, Port,
-    ProcessPolicy, ProcessSpec, ValidatedModule,
+    PortKind, ProcessPolicy, ProcessSpec, ValidatedModule, MAX_SCHEDULES,
 };
 use partita_schedule::Nanos;
 use serde::{Deserialize, Serialize};
@@ -119,17 +119,22 @@ impl CompiledPlan {
         self.partitions.iter().find(|p| p.id == id)
     }
 
-    /// Checks the internal invariants a plan produced by [`compile`] always has (indices in
-    /// range, a valid initial schedule, structurally sound frame plans). [`read_plan`] runs it
-    /// so that a consumer can index without further checks.
+    /// Checks the invariants the partition manager relies on, which a plan produced by
+    /// [`compile`] from a valid configuration always has (at least one partition, indices in
+    /// range, a valid initial schedule, structurally sound frame plans, channels the manager
+    /// can create). [`read_plan`] and [`PlanBuilder::build`] run it, and so does the manager
+    /// before it runs a plan, so that every consumer can index without further checks.
     pub fn check_consistency(&self) -> Result<(), Inconsistency> {
         let n = self.partitions.len();
-        for (position, p) in self.partitions.iter().enumerate() {
-            if p.index != position {
+        if n == 0 {
+            return Err(Inconsistency::NoPartition);
+        }
+        for (i, p) in self.partitions.iter().enumerate() {
+            if p.index != i {
                 return Err(Inconsistency::PartitionIndex {
                     name: p.name.clone(),
                     index: p.index,
-                    position,
+                    position: i,
                 });
             }
         }
@@ -141,6 +146,9 @@ impl CompiledPlan {
         };
         if !initial.initial || self.schedules.iter().filter(|s| s.initial).count() != 1 {
             return Err(Inconsistency::InitialFlag);
+        }
+        if self.schedules.len() > MAX_SCHEDULES {
+            return Err(Inconsistency::TooManySchedules(self.schedules.len()));
         }
         for s in &self.schedules {
             if let Some(e) = s.plan.structural_errors().into_iter().next() {
@@ -155,37 +163,131 @@ impl CompiledPlan {
                 return Err(Inconsistency::SchedulePartition { schedule: s.id });
             }
         }
-        let bad_end = |e: &Endpoint| e.partition().is_some_and(|p| p >= n);
         for c in &self.channels {
-            if bad_end(&c.source) || c.destinations.iter().any(bad_end) {
-                return Err(Inconsistency::ChannelPartition { channel: c.id });
-            }
+            c.check(n)?;
         }
         if self.hm.partitions.iter().any(|t| t.partition >= n) {
             return Err(Inconsistency::HmTablePartition);
         }
         Ok(())
     }
+
+    /// The initial schedule's major frame.
+    pub fn major_frame(&self) -> Nanos {
+        self.initial().map_or(0, |s| s.plan.major_frame)
+    }
+
+    /// The timing partition `index` starts with: its period and duration in the initial
+    /// schedule and the offset of its first period start there. A partition the initial
+    /// schedule does not run gets the major frame as period and no duration (it has no
+    /// window until a schedule switch gives it one).
+    pub fn initial_timing(&self, index: usize) -> PartitionTiming {
+        let p = &self.partitions[index];
+        PartitionTiming {
+            period: p.period.unwrap_or(self.major_frame()),
+            duration: p.duration.unwrap_or(0),
+            period_origin: p
+                .period_origin
+                .unwrap_or_else(|| self.initial().map_or(0, |s| s.plan.period_origin(index))),
+        }
+    }
+
+    /// The cores partition `index` runs on: its configured cores, else the cores of its
+    /// windows in every schedule, else core 0.
+    pub fn cores_of(&self, index: usize) -> Vec<u32> {
+        let p = &self.partitions[index];
+        if !p.cores.is_empty() {
+            return p.cores.clone();
+        }
+        let mut c: Vec<u32> = self
+            .schedules
+            .iter()
+            .flat_map(|s| s.plan.windows.iter())
+            .filter(|w| w.partition == index)
+            .map(|w| w.core)
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        if c.is_empty() {
+            c.push(0);
+        }
+        c
+    }
+
+    /// `RefreshRateSeconds` of port `port` of partition `partition`, if it has one.
+    pub fn refresh_period(&self, partition: usize, port: &str) -> Option<Nanos> {
+        self.partitions
+            .get(partition)?
+            .ports
+            .iter()
+            .find(|q| q.name == port)?
+            .refresh_period
+    }
+}
+
+/// A partition's period, duration and first period start (see [`CompiledPlan::initial_timing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartitionTiming {
+    /// `PeriodSeconds` in ns.
+    pub period: Nanos,
+    /// `PeriodDurationSeconds` in ns.
+    pub duration: Nanos,
+    /// Offset of its first period start in the frame.
+    pub period_origin: Nanos,
+}
+
+/// Largest message of a channel the manager creates.
+pub const MAX_CHANNEL_MESSAGE: u32 = 1 << 24;
+/// Largest queue of a queuing channel the manager creates.
+pub const MAX_CHANNEL_QUEUE: u32 = 1 << 20;
+
+impl Channel {
+    /// Structural checks of a channel among `partitions` partitions (the configuration
+    /// validator reports the same problems with file positions).
+    pub fn check(&self, partitions: usize) -> Result<(), Inconsistency> {
+        let bad = |e: &Endpoint| e.partition().is_some_and(|p| p >= partitions);
+        if bad(&self.source) || self.destinations.iter().any(bad) {
+            return Err(Inconsistency::ChannelPartition { channel: self.id });
+        }
+        if self.max_message_size == 0 || self.max_message_size > MAX_CHANNEL_MESSAGE {
+            return Err(Inconsistency::MessageSize(self.id));
+        }
+        if self.destinations.is_empty() {
+            return Err(Inconsistency::NoDestination(self.id));
+        }
+        if self.kind == PortKind::Queuing
+            && (self.destinations.len() != 1
+                || !(1..=MAX_CHANNEL_QUEUE).contains(&self.max_nb_messages.unwrap_or(0)))
+        {
+            return Err(Inconsistency::Queue(self.id));
+        }
+        Ok(())
+    }
 }
 
 /// A broken invariant of a compiled plan ([`CompiledPlan::check_consistency`]): a plan
-/// produced by [`compile`] never has one, so a plan file that does was altered or damaged.
+/// produced by [`compile`] from a valid configuration never has one, so a plan file that does
+/// was altered or damaged, and a plan built in code ([`crate::PlanBuilder`]) that does is
+/// refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Inconsistency {
-    /// A partition is not at the position its index says.
+    /// The plan has no partition.
+    #[error("the plan has no partition")]
+    NoPartition,
+    /// A partition's `index` is not its position.
     #[error("partition {name} has index {index} at position {position}")]
     PartitionIndex {
         /// Its name.
         name: String,
-        /// Its index.
+        /// Its `index`.
         index: usize,
         /// Its position in the plan.
         position: usize,
     },
-    /// The initial schedule index is out of range.
+    /// The initial schedule does not exist.
     #[error("initial schedule {initial} of {schedules} does not exist")]
     NoInitialSchedule {
-        /// The initial schedule index.
+        /// `initial_schedule`.
         initial: usize,
         /// Number of schedules.
         schedules: usize,
@@ -193,6 +295,9 @@ pub enum Inconsistency {
     /// Not exactly the initial schedule is flagged initial.
     #[error("exactly the initial schedule must be flagged initial")]
     InitialFlag,
+    /// More schedules than the control block holds.
+    #[error("{0} module schedules (at most {MAX_SCHEDULES})")]
+    TooManySchedules(usize),
     /// A schedule's frame plan is structurally wrong.
     #[error("schedule {schedule}: {error}")]
     Schedule {
@@ -213,6 +318,15 @@ pub enum Inconsistency {
         /// Channel identifier.
         channel: u32,
     },
+    /// A channel's message size is 0 or too large.
+    #[error("channel {0} has a message size outside 1..={MAX_CHANNEL_MESSAGE}")]
+    MessageSize(u32),
+    /// A channel has no destination.
+    #[error("channel {0} has no destination")]
+    NoDestination(u32),
+    /// A queuing channel without exactly one destination or with a bad capacity.
+    #[error("queuing channel {0} needs one destination and 1..={MAX_CHANNEL_QUEUE} messages")]
+    Queue(u32),
     /// A partition HM table names a partition index out of range.
     #[error("a partition HM table refers to a partition out of range")]
     HmTablePartition,
@@ -382,6 +496,6 @@ pub fn read_plan(data: &[u8]) -> Result<CompiledPlan, PlanError> {
         return Err(PlanError::HashMismatch);
     }
     let plan: CompiledPlan = serde_json::from_slice(payload)?;
-    plan.check_consistency().map_err(PlanError::Inconsistent)?;
+    plan.check_consistency()?;
     Ok(plan)
 }
