@@ -51,6 +51,9 @@ pub enum BenchError {
     /// The partition manager failed.
     #[error(transparent)]
     Manager(#[from] partita_manager::ManagerError),
+    /// The module a benchmark built is not a valid plan.
+    #[error("benchmark module: {0}")]
+    Plan(#[from] partita_config::Inconsistency),
     /// Something the benchmark needs is missing.
     #[error("{0}")]
     Unavailable(String),

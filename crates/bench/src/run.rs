@@ -3,7 +3,8 @@
 //! what it needs (or is interrupted), and the manager's remarks become the section's notes.
 
 use crate::BenchError;
-use partita_manager::{ModulePlan, RunOptions, RunReport};
+use partita_config::CompiledPlan;
+use partita_manager::{RunOptions, RunReport};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use std::time::Duration;
 /// interrupted (`interrupted` set), both checked every 20 ms; the run also ends at
 /// `opts.duration`. An interrupted bench gives [`BenchError::Interrupted`].
 pub(crate) fn run_until(
-    plan: &ModulePlan,
+    plan: &CompiledPlan,
     opts: RunOptions,
     interrupted: &AtomicBool,
     finished: impl Fn() -> bool + Sync,

@@ -8,10 +8,10 @@ use crate::log::{status, LogFile, Slot};
 use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::BenchError;
-use partita_manager::{BackendChoice, ModulePlan, PartitionSpec, RunOptions};
+use partita_config::{CompiledPartition, PlanBuilder};
+use partita_manager::{BackendChoice, RunOptions};
 use partita_schedule::{FramePlan, Window};
 use serde::Serialize;
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -378,37 +378,24 @@ fn run_partita(
     let log = ctx.log(frames)?;
     let exe = std::env::current_exe()
         .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
-    let spec = |slot: usize| PartitionSpec {
-        name: ["A", "B"][slot].into(),
-        id: slot as i32 + 1,
-        executable: exe.clone(),
-        entry_function: partita_config::model::DEFAULT_ENTRY_FUNCTION.into(),
+    let partition = |slot: usize| CompiledPartition {
         args: vec![
-            OsString::from("__bench-partition"),
-            log.path().as_os_str().to_owned(),
-            slot.to_string().into(),
-            processes.to_string().into(),
-            RELEASE_DELAY_NS.to_string().into(),
-            GAP_THRESHOLD_NS.to_string().into(),
-            (if ctx.timer_workaround { "1" } else { "0" }).into(),
+            "__bench-partition".to_string(),
+            log.path().to_string_lossy().into_owned(),
+            slot.to_string(),
+            processes.to_string(),
+            RELEASE_DELAY_NS.to_string(),
+            GAP_THRESHOLD_NS.to_string(),
+            (if ctx.timer_workaround { "1" } else { "0" }).to_string(),
         ],
-        cpus: vec![ctx.core],
-        memory_limit: None,
-        max_processes: if processes > 64 { processes + 1 } else { 0 },
-        stack_bytes: 0,
-        period: MAJOR_FRAME_NS,
-        duration: WINDOW_NS,
-        system: false,
-        edf: false,
+        cores: vec![ctx.core],
+        max_processes: (processes > 64).then_some(processes + 1),
+        ..CompiledPartition::new(slot as u32 + 1, ["A", "B"][slot], exe.clone())
     };
-    let plan = ModulePlan {
-        name: "bench-switch".into(),
-        frame: ctx.frame_plan(),
-        partitions: vec![spec(0), spec(1)],
-        hm: Default::default(),
-        schedules: Default::default(),
-        channels: Vec::new(),
-    };
+    let plan = PlanBuilder::new("bench-switch", ctx.frame_plan())
+        .partition(partition(0))
+        .partition(partition(1))
+        .build()?;
     let opts = RunOptions {
         backend: backend_choice(mech),
         duration: Some(ctx.max_duration(frames)),

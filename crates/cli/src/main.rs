@@ -10,7 +10,7 @@ mod schedule;
 
 use clap::{Parser, Subcommand};
 use exit::ExitStatus;
-use partita_manager::{BackendChoice, ModulePlan, RunOptions};
+use partita_manager::{BackendChoice, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -486,18 +486,15 @@ fn run(
         partita_config::model::Backend::Freezer => BackendChoice::Freezer,
         _ => BackendChoice::Auto,
     });
-    let plan = match ModulePlan::from_compiled(&compiled) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("partita: {}: {e}", file.display());
-            return ExitStatus::CannotRun;
-        }
-    };
-    let report = match partita_manager::run(&plan, &opts) {
+    let report = match partita_manager::run(&compiled, &opts) {
         Ok(r) => r,
         Err(e @ partita_manager::ManagerError::Log { .. }) => {
             eprintln!("partita: {e}");
             return ExitStatus::FileError;
+        }
+        Err(e @ partita_manager::ManagerError::InvalidPlan(_)) => {
+            eprintln!("partita: {}: {e}", file.display());
+            return ExitStatus::CannotRun;
         }
         Err(e) => {
             eprintln!("partita: {e}");

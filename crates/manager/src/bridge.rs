@@ -17,8 +17,9 @@
 //! writing partition left inconsistent (never forwarded), and I/O errors. A file or
 //! pipe source facing a full queue waits instead of dropping.
 
-use crate::ports::{Channels, EndSpec, Live};
+use crate::ports::{Channels, Live};
 use crate::ManagerError;
+use partita_config::model::Endpoint;
 use partita_config::model::PseudoTransport;
 use partita_sys::SysError;
 use std::fs::File;
@@ -76,7 +77,10 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr, ManagerError> {
         .to_socket_addrs()
         .map_err(io_err(format!("resolve {host}:{port}")))?
         .next()
-        .ok_or_else(|| ManagerError::InvalidPlan(format!("{host}:{port} has no address")))
+        .ok_or_else(|| ManagerError::NoAddress {
+            host: host.to_string(),
+            port,
+        })
 }
 
 impl Bridge {
@@ -84,11 +88,14 @@ impl Bridge {
     /// has none.
     pub fn open(channels: &Arc<Channels>) -> Result<Option<Bridge>, ManagerError> {
         let mut links = Vec::new();
-        for (i, c) in channels.specs.iter().enumerate() {
+        for (i, c) in channels.specs().iter().enumerate() {
             let ends =
                 std::iter::once((&c.source, true)).chain(c.destinations.iter().map(|d| (d, false)));
             for (end, source) in ends {
-                let EndSpec::Pseudo { name, transport } = end else {
+                let Endpoint::Pseudo {
+                    name, transport, ..
+                } = end
+                else {
                     continue;
                 };
                 let (io, what) = match (transport, source) {
@@ -167,7 +174,7 @@ impl Bridge {
             .spawn(move || {
                 let max = self
                     .channels
-                    .specs
+                    .specs()
                     .iter()
                     .map(|c| c.max_message_size as usize)
                     .max()
@@ -198,7 +205,7 @@ impl Bridge {
     fn poll(&mut self, epoch: u64, buf: &mut [u8]) {
         let now = partita_sys::time::monotonic_ns() as i64 - epoch as i64;
         for l in &mut self.links {
-            let spec = &self.channels.specs[l.channel];
+            let spec = &self.channels.specs()[l.channel];
             let live = &self.channels.live[l.channel];
             let max = spec.max_message_size as usize;
             match &mut l.io {

@@ -40,7 +40,7 @@ pub(crate) fn start(p: &Arc<Partition>, rt: bool) {
         // The partition's creations then wait for an answer that never comes: say why.
         eprintln!(
             "partita: no task-creation thread for partition {}: {e}",
-            p.spec.name
+            p.spec().name
         );
     }
 }
@@ -92,7 +92,7 @@ fn serve(part: Weak<Partition>, sock: OwnedFd, rt: bool) {
 /// Whether partition `p` has as many tasks as its pids cgroup allows (false without one: the
 /// kernel decides), and how many it has (0 without a pids cgroup).
 fn task_count(p: &Partition) -> (bool, u64) {
-    let limit = crate::isolation::task_limit(&p.spec);
+    let limit = p.task_limit();
     let n = p
         .groups
         .iter()

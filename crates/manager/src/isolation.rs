@@ -3,7 +3,6 @@
 //! names a partition's death for the health-monitor log. See `docs/threat-model.md`.
 
 use crate::partition::Partition;
-use crate::plan::PartitionSpec;
 use crate::ManagerError;
 use partita_sys::cgroup::Cgroup;
 use partita_sys::proc::ExitKind;
@@ -13,16 +12,18 @@ use partita_sys::spawn::Confinement;
 /// abandoned threads (a STOP of a running process leaves one behind) and the runtime's own,
 /// with a floor for small partitions. Enforced by the pids cgroup and `RLIMIT_NPROC`: a fork
 /// or thread bomb ends in `EAGAIN` inside the partition.
-pub(crate) fn task_limit(spec: &PartitionSpec) -> u64 {
-    (4 * spec.max_processes as u64 + 32).max(128)
+/// `max_processes` is the configured maximum number of APEX processes (`None`: the runtime
+/// default, counted as none here: the floor covers it).
+pub(crate) fn task_limit(max_processes: Option<u32>) -> u64 {
+    (4 * u64::from(max_processes.unwrap_or(0)) + 32).max(128)
 }
 
 /// The confinement of partition `index`: its own uid/gid when the manager is root, its
-/// SCHED_FIFO start priority when real-time priorities are used (`rt_priority` > 0), the task
-/// limit, and the seccomp filter unless disabled.
+/// SCHED_FIFO start priority when real-time priorities are used (`rt_priority` > 0), its
+/// `task_limit`, and the seccomp filter unless disabled.
 pub(crate) fn confinement(
     index: usize,
-    spec: &PartitionSpec,
+    task_limit: u64,
     root: bool,
     rt_priority: u32,
     seccomp: bool,
@@ -44,7 +45,7 @@ pub(crate) fn confinement(
         fifo_priority: (rt_priority > 0).then_some(rt_priority as i32),
         // A backstop above the pids cgroup (which then is the limit that is reached and
         // counted), for hosts without the pids controller.
-        nproc_limit: root.then(|| 2 * task_limit(spec)),
+        nproc_limit: root.then(|| 2 * task_limit),
         filters,
     })
 }
@@ -175,7 +176,7 @@ impl PriorityWatch {
                         self.killed[i] = true;
                         output.event(&format!(
                             "partition {}: ILLEGAL_REQUEST (thread {tid} raised its real-time priority to {prio}, above {limit}): partition killed",
-                            p.spec.name
+                            p.spec().name
                         ));
                     }
                 }
@@ -216,8 +217,8 @@ pub(crate) fn log_limit_events(
         if hits > 0 {
             output.event(&format!(
                 "partition {}: task limit ({}) reached, {hits} forks or thread creations refused",
-                p.spec.name,
-                task_limit(&p.spec)
+                p.spec().name,
+                p.task_limit()
             ));
         }
         for g in &p.groups {
@@ -226,7 +227,7 @@ pub(crate) fn log_limit_events(
                 if hits > 0 {
                     output.event(&format!(
                         "partition {}: memory limit reached {hits} times ({} OOM kills)",
-                        p.spec.name,
+                        p.spec().name,
                         oom_kills(p)
                     ));
                 }

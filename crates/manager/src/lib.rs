@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Partita partition manager.
 //!
-//! [`run`] takes a [`ModulePlan`] (built from a compiled configuration by the CLI, or directly
-//! by a benchmark) and runs it: every partition becomes a Linux process in its own namespaces
+//! [`run`] takes a [`partita_config::CompiledPlan`] (compiled from a configuration file, or
+//! built in code with [`partita_config::PlanBuilder`] by a benchmark) and runs it: every partition becomes a Linux process in its own namespaces
 //! and cgroups, held stopped outside its windows by the chosen [`Backend`], while one
 //! scheduler thread per core walks the cyclic schedule on absolute deadlines.
 //!
@@ -24,7 +24,6 @@ mod lead;
 mod msched;
 mod output;
 mod partition;
-mod plan;
 mod ports;
 mod raise;
 mod report;
@@ -39,10 +38,6 @@ pub use backend::{Backend, BackendChoice};
 pub use hm::HmReport;
 pub use host::HostInfo;
 pub use msched::{ScheduleSwitch, WindowStart};
-pub use plan::{
-    ChangeAction, ModulePlan, ModuleSchedules, PartitionSpec, ScheduleSpec, ScheduleTiming,
-};
-pub use ports::{ChannelSpec, EndSpec};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 pub use traffic::ChannelTraffic;
@@ -125,7 +120,15 @@ impl Default for RunOptions {
 pub enum ManagerError {
     /// The plan cannot be run as given.
     #[error("invalid plan: {0}")]
-    InvalidPlan(String),
+    InvalidPlan(#[from] partita_config::Inconsistency),
+    /// A pseudo-partition's UDP host name has no address.
+    #[error("{host}:{port} has no address")]
+    NoAddress {
+        /// The host name.
+        host: String,
+        /// The UDP port.
+        port: u16,
+    },
     /// The requested backend is not available on this host.
     #[error("backend {backend} is not available: {reason}")]
     BackendUnavailable {

@@ -19,12 +19,19 @@
 //! a restart, which the supervisor carries out.
 
 use crate::partition::{Life, Partition};
-use crate::plan::{ChangeAction, ModulePlan, ScheduleSpec};
+use partita_config::model::{ModuleSchedule, ScheduleChangeAction};
+use partita_config::CompiledPlan;
 use partita_schedule::{CoreTimeline, FrameClock};
 use partita_sys::control::{mode, schedule::Timing};
 use serde::Serialize;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// A schedule's `ScheduleIdentifier` as the control block and the report carry it (the
+/// validator keeps identifiers within `i32`).
+pub(crate) fn schedule_id(s: &ModuleSchedule) -> i32 {
+    i32::try_from(s.id).unwrap_or(i32::MAX)
+}
 
 /// One module schedule switch, as reported.
 #[derive(Debug, Clone, Serialize)]
@@ -93,7 +100,8 @@ struct State {
 
 /// The module schedules of a run and the switch state shared by the scheduler threads.
 pub(crate) struct Schedules {
-    pub specs: Vec<ScheduleSpec>,
+    /// The plan whose module schedules these are.
+    pub plan: Arc<CompiledPlan>,
     /// Cores with a window in any schedule, ascending: one scheduler thread each.
     pub cores: Vec<u32>,
     system: Vec<bool>,
@@ -104,33 +112,43 @@ pub(crate) struct Schedules {
 }
 
 impl Schedules {
-    pub fn new(plan: &ModulePlan) -> Schedules {
-        let (specs, initial) = plan.schedule_list();
-        let mut cores: Vec<u32> = specs.iter().flat_map(|s| s.frame.cores()).collect();
+    pub fn new(plan: &Arc<CompiledPlan>) -> Schedules {
+        let mut cores: Vec<u32> = plan.schedules.iter().flat_map(|s| s.plan.cores()).collect();
         cores.sort_unstable();
         cores.dedup();
-        let first = &specs[initial];
+        let initial = plan.initial_schedule;
+        let n = plan.partitions.len();
         Schedules {
             cores,
             system: plan.partitions.iter().map(|p| p.system).collect(),
             names: plan.partitions.iter().map(|p| p.name.clone()).collect(),
-            peeked: plan.partitions.iter().map(|_| AtomicU32::new(0)).collect(),
+            peeked: (0..n).map(|_| AtomicU32::new(0)).collect(),
             state: Mutex::new(State {
                 current: initial,
                 clock: FrameClock {
                     start: 0,
-                    major_frame: first.frame.major_frame,
+                    major_frame: plan.schedules[initial].plan.major_frame,
                 },
                 epoch: 0,
                 decided: None,
                 switches: Vec::new(),
-                seen: vec![0; plan.partitions.len()],
+                seen: vec![0; n],
                 rejected: 0,
                 logged: 0,
                 next: None,
             }),
-            specs,
+            plan: plan.clone(),
         }
+    }
+
+    /// Module schedule `index`.
+    pub fn get(&self, index: usize) -> &ModuleSchedule {
+        &self.plan.schedules[index]
+    }
+
+    /// The identifiers of every schedule, by index.
+    fn ids(&self) -> Vec<i32> {
+        self.plan.schedules.iter().map(schedule_id).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -144,13 +162,14 @@ impl Schedules {
 
     /// The timelines of `core`, one per schedule (idle where the schedule has no window there).
     pub fn timelines(&self, core: u32) -> Vec<CoreTimeline> {
-        self.specs
+        self.plan
+            .schedules
             .iter()
             .map(|s| {
-                if s.frame.cores().contains(&core) {
-                    s.frame.core_timeline(core)
+                if s.plan.cores().contains(&core) {
+                    s.plan.core_timeline(core)
                 } else {
-                    CoreTimeline::idle(core, s.frame.major_frame)
+                    CoreTimeline::idle(core, s.plan.major_frame)
                 }
             })
             .collect()
@@ -169,9 +188,10 @@ impl Schedules {
         let mut st = self.lock();
         let c = p.control();
         let table: Vec<(i32, &str)> = self
-            .specs
+            .plan
+            .schedules
             .iter()
-            .map(|s| (s.id, s.name.as_deref().unwrap_or("")))
+            .map(|s| (schedule_id(s), s.name.as_deref().unwrap_or("")))
             .collect();
         c.set_schedule_table(&table);
         c.schedule_request.store(0, Ordering::Relaxed);
@@ -189,27 +209,29 @@ impl Schedules {
         last_switch: i64,
         c: &partita_sys::control::ControlBlock,
     ) -> Timing {
-        let spec = &self.specs[st.current];
+        let spec = self.get(st.current);
+        let current = schedule_id(spec);
+        let next = st.next.map_or(current, |n| schedule_id(self.get(n)));
         let rel = st.clock.start.saturating_sub(st.epoch) as i64;
-        match spec.partitions.get(index).copied().flatten() {
+        match spec.partition(index) {
             Some(t) => Timing {
                 period: t.period as i64,
                 duration: t.duration as i64,
                 period_origin: rel + t.period_origin as i64,
-                major_frame: spec.frame.major_frame as i64,
-                current: spec.id,
-                next: st.next.map_or(spec.id, |n| self.specs[n].id),
+                major_frame: spec.plan.major_frame as i64,
+                current,
+                next,
                 last_switch,
-                may_set: t.may_set && self.system[index],
+                may_set: t.set_module_schedule && self.system[index],
             },
             // Not scheduled: it keeps its timing but gets no window.
             None => Timing {
                 period: c.period_ns.load(Ordering::Relaxed),
                 duration: c.duration_ns.load(Ordering::Relaxed),
                 period_origin: c.period_origin_ns.load(Ordering::Relaxed),
-                major_frame: spec.frame.major_frame as i64,
-                current: spec.id,
-                next: st.next.map_or(spec.id, |n| self.specs[n].id),
+                major_frame: spec.plan.major_frame as i64,
+                current,
+                next,
                 last_switch,
                 may_set: false,
             },
@@ -265,39 +287,37 @@ impl Schedules {
         let at_ns = t - st.epoch;
         let mut record = ScheduleSwitch {
             at_ns,
-            from: self.specs[from].id,
-            from_name: self.specs[from].name.clone(),
+            from: schedule_id(self.get(from)),
+            from_name: self.get(from).name.clone(),
             from_frames: st.clock.frame_of(t),
             from_start_ns: st.clock.start - st.epoch,
             from_major_frame_ns: st.clock.major_frame,
-            to: self.specs[to].id,
-            to_name: self.specs[to].name.clone(),
-            to_major_frame_ns: self.specs[to].frame.major_frame,
+            to: schedule_id(self.get(to)),
+            to_name: self.get(to).name.clone(),
+            to_major_frame_ns: self.get(to).plan.major_frame,
             requested_by: self.names[by].clone(),
             requested_at_ns: req_at,
             restarted: Vec::new(),
         };
         st.current = to;
         st.next = None;
-        st.clock = FrameClock::switched(t, self.specs[to].frame.major_frame);
+        st.clock = FrameClock::switched(t, self.get(to).plan.major_frame);
         for p in parts {
             let c = p.control();
             c.write_schedule(&self.timing(&st, p.index, at_ns as i64, c));
-            let action = self.specs[to]
-                .partitions
-                .get(p.index)
-                .copied()
-                .flatten()
-                .map_or(ChangeAction::Ignore, |t| t.action);
+            let action = self
+                .get(to)
+                .partition(p.index)
+                .map_or(ScheduleChangeAction::Ignore, |t| t.change_action);
             let m = match action {
-                ChangeAction::Ignore => continue,
-                ChangeAction::ColdStart => mode::COLD_START,
-                ChangeAction::WarmStart => mode::WARM_START,
+                ScheduleChangeAction::Ignore => continue,
+                ScheduleChangeAction::ColdStart => mode::COLD_START,
+                ScheduleChangeAction::WarmStart => mode::WARM_START,
             };
             let mut d = p.state.lock().expect("partition state");
             if matches!(d.life, Life::Live | Life::Idle) {
                 d.life = Life::RestartPending(m);
-                record.restarted.push(p.spec.name.clone());
+                record.restarted.push(p.spec().name.clone());
             }
         }
         st.switches.push((t, from, to, record));
@@ -343,7 +363,7 @@ impl Schedules {
                 allowed: self.may_switch(&st, p),
             });
         }
-        let ids: Vec<i32> = self.specs.iter().map(|s| s.id).collect();
+        let ids = self.ids();
         let next = pick(&requests, &ids)
             .0
             .map(|b| b.0)
@@ -362,12 +382,10 @@ impl Schedules {
     /// Whether partition `p` may switch schedules now.
     fn may_switch(&self, st: &State, p: &Partition) -> bool {
         self.system[p.index]
-            && self.specs[st.current]
-                .partitions
-                .get(p.index)
-                .copied()
-                .flatten()
-                .is_some_and(|t| t.may_set)
+            && self
+                .get(st.current)
+                .partition(p.index)
+                .is_some_and(|t| t.set_module_schedule)
             && p.state.lock().expect("partition state").life == Life::Live
     }
 
@@ -403,7 +421,7 @@ impl Schedules {
                 allowed,
             });
         }
-        let ids: Vec<i32> = self.specs.iter().map(|s| s.id).collect();
+        let ids = self.ids();
         let (best, rejected) = pick(&requests, &ids);
         st.rejected += rejected;
         best
@@ -423,7 +441,7 @@ impl Schedules {
         (
             st.switches.iter().map(|s| s.3.clone()).collect(),
             st.rejected,
-            self.specs[st.current].id,
+            schedule_id(self.get(st.current)),
         )
     }
 

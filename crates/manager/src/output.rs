@@ -160,7 +160,7 @@ fn emit_module(sinks: &Sinks, t: f64, text: &str) {
 
 fn emit(sinks: &Sinks, parts: &[Arc<Partition>], part: usize, stream: Kind, line: &[u8]) {
     let text = String::from_utf8_lossy(line);
-    let name = &parts[part].spec.name;
+    let name = &parts[part].spec().name;
     if sinks.echo {
         let mut o = std::io::stdout().lock();
         let tag = if stream == Kind::Stderr { "!" } else { "|" };
@@ -326,8 +326,8 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
                 let p = &parts[s.part];
                 let text = format!(
                     "partition {} could not start {}: {err}",
-                    p.spec.name,
-                    p.spec.executable.display()
+                    p.spec().name,
+                    p.spec().executable.display()
                 );
                 p.state.lock().expect("state").exec_error = Some(err.to_string());
                 emit_module(sinks, now_rel(epoch), &text);

@@ -3,9 +3,10 @@
 
 use crate::backend::{freezer_kind, Backend, Switch};
 use crate::host::HostInfo;
-use crate::plan::{ModulePlan, PartitionSpec};
 use crate::stats::Histogram;
 use crate::ManagerError;
+use partita_config::model::ProcessPolicy;
+use partita_config::{CompiledPartition, CompiledPlan};
 use partita_sys::cgroup::{Cgroup, CpuUsage, Freezer};
 use partita_sys::control::{self, ControlBlock};
 use partita_sys::shm::SharedMapping;
@@ -80,7 +81,9 @@ pub(crate) struct OutputCounters {
 /// One partition.
 pub(crate) struct Partition {
     pub index: usize,
-    pub spec: PartitionSpec,
+    /// The plan the partition belongs to (its configuration is `plan.partitions[index]`).
+    pub plan: Arc<CompiledPlan>,
+    /// The CPUs it runs on ([`CompiledPlan::cores_of`]).
     pub cpus: Vec<u32>,
     pub ctl: SharedMapping,
     pub groups: Vec<Cgroup>,
@@ -123,16 +126,33 @@ impl Partition {
         self.ctl.view::<ControlBlock>()
     }
 
-    /// Creates the cgroups and control block (nothing runs yet).
+    /// Its configuration.
+    pub fn spec(&self) -> &CompiledPartition {
+        &self.plan.partitions[self.index]
+    }
+
+    /// Its `PartitionIdentifier` as the control block and the HM log carry it (the validator
+    /// keeps identifiers within `i32`).
+    pub fn id(&self) -> i32 {
+        i32::try_from(self.spec().id).unwrap_or(i32::MAX)
+    }
+
+    /// Its task limit ([`crate::isolation::task_limit`]).
+    pub fn task_limit(&self) -> u64 {
+        crate::isolation::task_limit(self.spec().max_processes)
+    }
+
+    /// Creates the cgroups and control block of partition `index` of `plan` (nothing runs
+    /// yet).
     pub fn prepare(
-        plan: &ModulePlan,
+        plan: &Arc<CompiledPlan>,
         index: usize,
         host: &HostInfo,
         backend: Backend,
         run_dir: &str,
     ) -> Result<Partition, ManagerError> {
-        let spec = plan.partitions[index].clone();
-        let cpus = plan.cpus_of(index);
+        let spec = &plan.partitions[index];
+        let cpus = plan.cores_of(index);
         let leaf = format!("{run_dir}/{:02}-{}", index, sanitize(&spec.name));
         let m = &host.mounts;
         let mut groups = Vec::new();
@@ -163,7 +183,10 @@ impl Partition {
             }
             if let Some(root) = &m.pids {
                 let g = Cgroup::create(root.join(&leaf))?;
-                g.write("pids.max", &crate::isolation::task_limit(&spec).to_string())?;
+                g.write(
+                    "pids.max",
+                    &crate::isolation::task_limit(spec.max_processes).to_string(),
+                )?;
                 groups.push(g);
             }
             match freezer_kind(backend) {
@@ -189,7 +212,7 @@ impl Partition {
             counter_clock: host.counter_clock,
             counter_seed: host.counter_seed,
             index,
-            spec,
+            plan: plan.clone(),
             cpus,
             ctl,
             groups,
@@ -228,7 +251,6 @@ impl Partition {
     /// Fills the control block for a new incarnation.
     pub fn fill_control(
         &self,
-        plan: &ModulePlan,
         epoch: u64,
         start_condition: u32,
         restarts: u32,
@@ -236,23 +258,23 @@ impl Partition {
         backend: Backend,
     ) {
         let c = self.control();
-        let s = &self.spec;
+        let s = self.spec();
+        let timing = self.plan.initial_timing(self.index);
         c.magic.store(0, Ordering::Relaxed);
         c.version.store(control::VERSION, Ordering::Relaxed);
-        c.partition_id.store(s.id, Ordering::Relaxed);
+        c.partition_id.store(self.id(), Ordering::Relaxed);
         c.partition_index
             .store(self.index as u32, Ordering::Relaxed);
         c.start_condition.store(start_condition, Ordering::Relaxed);
         c.set_name(&s.name);
         c.epoch_ns.store(epoch, Ordering::Relaxed);
-        c.period_ns.store(s.period as i64, Ordering::Relaxed);
-        c.duration_ns.store(s.duration as i64, Ordering::Relaxed);
-        c.period_origin_ns.store(
-            plan.frame.period_origin(self.index) as i64,
-            Ordering::Relaxed,
-        );
+        c.period_ns.store(timing.period as i64, Ordering::Relaxed);
+        c.duration_ns
+            .store(timing.duration as i64, Ordering::Relaxed);
+        c.period_origin_ns
+            .store(timing.period_origin as i64, Ordering::Relaxed);
         c.major_frame_ns
-            .store(plan.frame.major_frame as i64, Ordering::Relaxed);
+            .store(self.plan.major_frame() as i64, Ordering::Relaxed);
         let mask = self
             .cpus
             .iter()
@@ -260,8 +282,11 @@ impl Partition {
             .fold(0u64, |m, &c| m | 1 << c);
         c.cpus.store(mask, Ordering::Relaxed);
         c.num_cores.store(self.cpus.len() as u32, Ordering::Relaxed);
-        c.max_processes.store(s.max_processes, Ordering::Relaxed);
-        c.stack_bytes.store(s.stack_bytes, Ordering::Relaxed);
+        // 0: the runtime's default.
+        c.max_processes
+            .store(s.max_processes.unwrap_or(0), Ordering::Relaxed);
+        c.stack_bytes
+            .store(s.stack_size.unwrap_or(0), Ordering::Relaxed);
         c.rt_run_priority.store(
             if rt { crate::PARTITION_RUN_PRIORITY } else { 0 },
             Ordering::Relaxed,
@@ -286,7 +311,7 @@ impl Partition {
         c.raise_broker
             .store(u32::from(rt && crate::raise::needed()), Ordering::Relaxed);
         c.process_policy.store(
-            if s.edf {
+            if s.process_policy == Some(ProcessPolicy::Edf) {
                 control::process_policy::EDF
             } else {
                 control::process_policy::PRIORITY
@@ -323,10 +348,11 @@ impl Partition {
         let (rep_r, rep_w) = spawn::pipe()?;
         let devnull = std::fs::File::open("/dev/null")
             .map_err(|e| partita_sys::SysError::io("open /dev/null", e))?;
-        let path = spawn::cstring(self.spec.executable.as_os_str())?;
+        let config = self.spec();
+        let path = spawn::cstring(config.executable.as_os_str())?;
         let mut argv = vec![path.clone()];
-        for a in &self.spec.args {
-            argv.push(spawn::cstring(a)?);
+        for a in &config.args {
+            argv.push(spawn::cstring(std::ffi::OsStr::new(a))?);
         }
         let mut envp: Vec<CString> = Vec::new();
         for (k, v) in std::env::vars_os() {
@@ -348,8 +374,8 @@ impl Partition {
         };
         add_env(control::ENV_CONTROL_FD, &control::CONTROL_FD.to_string());
         add_env(control::ENV_REPORT_FD, &control::REPORT_FD.to_string());
-        add_env("PARTITA_PARTITION", &self.spec.name);
-        add_env(control::ENV_ENTRY_FUNCTION, &self.spec.entry_function);
+        add_env("PARTITA_PARTITION", &config.name);
+        add_env(control::ENV_ENTRY_FUNCTION, &config.entry_function);
         for (k, v) in env {
             add_env(k, v);
         }
@@ -360,7 +386,7 @@ impl Partition {
         }
         let confinement = crate::isolation::confinement(
             self.index,
-            &self.spec,
+            self.task_limit(),
             partita_sys::proc::is_root(),
             self.control()
                 .rt_run_priority

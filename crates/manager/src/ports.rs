@@ -9,79 +9,14 @@
 //! read-only directory memfd (`partita_sys::port_dir`).
 
 use crate::ManagerError;
-use partita_config::model::{PortKind, PseudoTransport};
+use partita_config::model::{Channel, Endpoint, PortKind};
+use partita_config::CompiledPlan;
 use partita_schedule::Nanos;
 use partita_sys::isolation::{partition_gid, partition_uid};
 use partita_sys::port::{self, Queue, Sampling};
 use partita_sys::port_dir::{self, PortEntry, FIRST_PORT_FD, PORT_DIR_FD};
 use partita_sys::shm::SharedMapping;
 use std::os::fd::OwnedFd;
-
-/// One end of a channel.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EndSpec {
-    /// A port of a partition of the module.
-    Partition {
-        /// Partition index.
-        partition: usize,
-        /// Port name.
-        port: String,
-        /// `RefreshRateSeconds` of a sampling destination port.
-        refresh: Option<Nanos>,
-    },
-    /// A pseudo-partition: something outside the module.
-    Pseudo {
-        /// `Name`.
-        name: String,
-        /// How messages reach the outside world.
-        transport: PseudoTransport,
-    },
-}
-
-/// A channel of the connection table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChannelSpec {
-    /// `ChannelIdentifier`.
-    pub id: u32,
-    /// Sampling or queuing.
-    pub kind: PortKind,
-    /// `MaxMessageSize`.
-    pub max_message_size: u32,
-    /// `MaxNbMessages` of a queuing channel.
-    pub capacity: u32,
-    /// The writer.
-    pub source: EndSpec,
-    /// The readers (one for a queuing channel).
-    pub destinations: Vec<EndSpec>,
-}
-
-impl ChannelSpec {
-    /// Structural checks (the configuration validator reports the same with positions).
-    pub fn check(&self, partitions: usize) -> Result<(), String> {
-        let bad = |e: &EndSpec| matches!(e, EndSpec::Partition { partition, .. } if *partition >= partitions);
-        if bad(&self.source) || self.destinations.iter().any(bad) {
-            return Err(format!(
-                "channel {} names a partition out of range",
-                self.id
-            ));
-        }
-        if self.max_message_size == 0 || self.max_message_size > 1 << 24 {
-            return Err(format!("channel {} has a bad message size", self.id));
-        }
-        if self.kind == PortKind::Queuing
-            && (self.destinations.len() != 1 || self.capacity == 0 || self.capacity > 1 << 20)
-        {
-            return Err(format!(
-                "queuing channel {} needs one destination and 1..2^20 messages",
-                self.id
-            ));
-        }
-        if self.destinations.is_empty() {
-            return Err(format!("channel {} has no destination", self.id));
-        }
-        Ok(())
-    }
-}
 
 /// The manager's view of one channel.
 pub(crate) enum Live {
@@ -93,20 +28,16 @@ pub(crate) enum Live {
 
 /// Every channel of the run, and what each partition gets.
 pub(crate) struct Channels {
-    pub specs: Vec<ChannelSpec>,
+    /// The plan whose channels these are.
+    plan: std::sync::Arc<CompiledPlan>,
     pub live: Vec<Live>,
     /// Per partition: its directory memfd (read-only descriptor) and port descriptors with
     /// their number in the partition.
     pub per_partition: Vec<(OwnedFd, Vec<(OwnedFd, i32)>)>,
 }
 
-fn owner(e: &EndSpec) -> Option<(u32, u32)> {
-    match e {
-        EndSpec::Partition { partition, .. } => {
-            Some((partition_uid(*partition), partition_gid(*partition)))
-        }
-        EndSpec::Pseudo { .. } => None,
-    }
+fn owner(e: &Endpoint) -> Option<(u32, u32)> {
+    e.partition().map(|p| (partition_uid(p), partition_gid(p)))
 }
 
 fn dup(fd: &OwnedFd) -> Result<OwnedFd, ManagerError> {
@@ -115,13 +46,14 @@ fn dup(fd: &OwnedFd) -> Result<OwnedFd, ManagerError> {
 }
 
 impl Channels {
-    /// Creates the shared memory of every channel and the directory of every partition.
-    pub fn create(specs: &[ChannelSpec], partitions: usize) -> Result<Channels, ManagerError> {
+    /// Creates the shared memory of every channel of `plan` (a checked plan:
+    /// [`CompiledPlan::check_consistency`]) and the directory of every partition.
+    pub fn create(plan: &std::sync::Arc<CompiledPlan>) -> Result<Channels, ManagerError> {
+        let partitions = plan.partitions.len();
         let mut live = Vec::new();
         let mut entries: Vec<Vec<PortEntry>> = vec![Vec::new(); partitions];
         let mut fds: Vec<Vec<(OwnedFd, i32)>> = (0..partitions).map(|_| Vec::new()).collect();
-        for c in specs {
-            c.check(partitions).map_err(ManagerError::InvalidPlan)?;
+        for c in &plan.channels {
             let max = c.max_message_size as usize;
             let give = |p: usize, fd: OwnedFd, fds: &mut Vec<Vec<(OwnedFd, i32)>>| {
                 let n = FIRST_PORT_FD + fds[p].len() as i32;
@@ -135,23 +67,15 @@ impl Channels {
                         port::sampling_len(max),
                         owner(&c.source),
                     )?;
-                    if let EndSpec::Partition {
-                        partition, port, ..
-                    } = &c.source
-                    {
+                    if let Endpoint::Partition { partition, port } = &c.source {
                         let n = give(*partition, dup(data.fd())?, &mut fds);
                         entries[*partition].push(entry(port, true, true, c, None, n, None));
                     }
                     for d in &c.destinations {
-                        if let EndSpec::Partition {
-                            partition,
-                            port,
-                            refresh,
-                        } = d
-                        {
+                        if let Endpoint::Partition { partition, port } = d {
                             let n = give(*partition, port::readonly_fd(data.fd())?, &mut fds);
-                            entries[*partition]
-                                .push(entry(port, true, false, c, *refresh, n, None));
+                            let refresh = plan.refresh_period(*partition, port);
+                            entries[*partition].push(entry(port, true, false, c, refresh, n, None));
                         }
                     }
                     let s = Sampling::new(data, max)?;
@@ -159,7 +83,7 @@ impl Channels {
                     live.push(Live::Sampling(s));
                 }
                 PortKind::Queuing => {
-                    let cap = c.capacity as usize;
+                    let cap = capacity(c) as usize;
                     let dest = &c.destinations[0];
                     let data = port::create_memfd(
                         &format!("partita-queue-{}", c.id),
@@ -171,18 +95,12 @@ impl Channels {
                         port::READ_STATE_LEN,
                         owner(dest),
                     )?;
-                    if let EndSpec::Partition {
-                        partition, port, ..
-                    } = &c.source
-                    {
+                    if let Endpoint::Partition { partition, port } = &c.source {
                         let d = give(*partition, dup(data.fd())?, &mut fds);
                         let s = give(*partition, port::readonly_fd(state.fd())?, &mut fds);
                         entries[*partition].push(entry(port, false, true, c, None, d, Some(s)));
                     }
-                    if let EndSpec::Partition {
-                        partition, port, ..
-                    } = dest
-                    {
+                    if let Endpoint::Partition { partition, port } = dest {
                         let d = give(*partition, port::readonly_fd(data.fd())?, &mut fds);
                         let s = give(*partition, dup(state.fd())?, &mut fds);
                         entries[*partition].push(entry(port, false, false, c, None, d, Some(s)));
@@ -205,10 +123,15 @@ impl Channels {
             per_partition.push((port::readonly_fd(m.fd())?, f));
         }
         Ok(Channels {
-            specs: specs.to_vec(),
+            plan: plan.clone(),
             live,
             per_partition,
         })
+    }
+
+    /// The channels of the connection table, in the order of [`Channels::live`].
+    pub fn specs(&self) -> &[Channel] {
+        &self.plan.channels
     }
 
     /// Descriptors to install in partition `index` (directory first) and the environment
@@ -228,7 +151,7 @@ fn entry(
     name: &str,
     sampling: bool,
     source: bool,
-    c: &ChannelSpec,
+    c: &Channel,
     refresh: Option<Nanos>,
     data_fd: i32,
     state_fd: Option<i32>,
@@ -238,12 +161,17 @@ fn entry(
         sampling,
         source,
         max_message_size: c.max_message_size,
-        capacity: if sampling { 0 } else { c.capacity },
+        capacity: if sampling { 0 } else { capacity(c) },
         refresh_ns: refresh.map(|r| r as i64),
         data_fd,
         state_fd,
         channel: c.id,
     }
+}
+
+/// `MaxNbMessages` of a queuing channel (0 for a sampling channel).
+fn capacity(c: &Channel) -> u32 {
+    c.max_nb_messages.unwrap_or(0)
 }
 
 /// Writes `text` at the start of a fresh mapping (as atomic words: the mapping is shared).
@@ -255,19 +183,14 @@ fn copy_text(m: &SharedMapping, text: &[u8]) {
     }
 }
 
-/// Creates the run's channels and gives every partition its ends.
-pub(crate) fn attach(
-    plan: &crate::ModulePlan,
-    parts: &[std::sync::Arc<crate::partition::Partition>],
+/// Creates the channels of `plan`, if it has any.
+pub(crate) fn create(
+    plan: &std::sync::Arc<CompiledPlan>,
 ) -> Result<Option<std::sync::Arc<Channels>>, ManagerError> {
     if plan.channels.is_empty() {
         return Ok(None);
     }
-    let ch = std::sync::Arc::new(Channels::create(&plan.channels, parts.len())?);
-    for p in parts {
-        let _ = p.channels.set(ch.clone());
-    }
-    Ok(Some(ch))
+    Ok(Some(std::sync::Arc::new(Channels::create(plan)?)))
 }
 
 #[cfg(test)]
@@ -276,45 +199,74 @@ mod tests {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::MetadataExt;
 
-    fn end(partition: usize, port: &str) -> EndSpec {
-        EndSpec::Partition {
+    fn end(partition: usize, port: &str) -> Endpoint {
+        Endpoint::Partition {
             partition,
             port: port.into(),
-            refresh: None,
         }
     }
 
-    fn specs() -> Vec<ChannelSpec> {
-        vec![
-            ChannelSpec {
+    /// Three partitions; a queuing channel from 0 to 1, a sampling channel from 0 to 1 (whose
+    /// port has a refresh period) and to a pseudo-partition.
+    fn plan() -> std::sync::Arc<CompiledPlan> {
+        use partita_config::model::{Port, PortDirection, PseudoTransport};
+        use partita_config::{CompiledPartition, PlanBuilder};
+        use partita_schedule::{FramePlan, Window};
+        let window = |id: u32, partition: usize| Window {
+            id,
+            partition,
+            core: 0,
+            offset: u64::from(id) * 1_000_000,
+            duration: 1_000_000,
+            period_start: true,
+        };
+        let mut reader = CompiledPartition::new(2, "R", "/bin/true");
+        reader.ports.push(Port {
+            name: "SI".into(),
+            kind: PortKind::Sampling,
+            direction: PortDirection::Destination,
+            max_message_size: 16,
+            refresh_period: Some(5_000_000),
+            max_nb_messages: None,
+        });
+        let frame = FramePlan {
+            major_frame: 3_000_000,
+            windows: vec![window(0, 0), window(1, 1), window(2, 2)],
+        };
+        let plan = PlanBuilder::new("ports", frame)
+            .partition(CompiledPartition::new(1, "W", "/bin/true"))
+            .partition(reader)
+            .partition(CompiledPartition::new(3, "X", "/bin/true"))
+            .channel(Channel {
                 id: 1,
+                name: None,
                 kind: PortKind::Queuing,
                 max_message_size: 32,
-                capacity: 4,
+                max_nb_messages: Some(4),
                 source: end(0, "QO"),
                 destinations: vec![end(1, "QI")],
-            },
-            ChannelSpec {
+            })
+            .channel(Channel {
                 id: 2,
+                name: None,
                 kind: PortKind::Sampling,
                 max_message_size: 16,
-                capacity: 0,
+                max_nb_messages: None,
                 source: end(0, "SO"),
                 destinations: vec![
-                    EndSpec::Partition {
-                        partition: 1,
-                        port: "SI".into(),
-                        refresh: Some(5_000_000),
-                    },
-                    EndSpec::Pseudo {
+                    end(1, "SI"),
+                    Endpoint::Pseudo {
                         name: "rec".into(),
+                        port: None,
                         transport: PseudoTransport::File {
                             path: "/dev/null".into(),
                         },
                     },
                 ],
-            },
-        ]
+            })
+            .build()
+            .expect("consistent plan");
+        std::sync::Arc::new(plan)
     }
 
     /// Access mode of an open descriptor (from /proc/self/fdinfo).
@@ -338,7 +290,7 @@ mod tests {
 
     #[test]
     fn each_partition_gets_only_its_ends_with_the_right_access() {
-        let ch = Channels::create(&specs(), 3).unwrap();
+        let ch = Channels::create(&plan()).unwrap();
         let dir = |p: usize| {
             let (d, _) = &ch.per_partition[p];
             assert_eq!(access_mode(d), 0, "the directory is read-only");
@@ -400,16 +352,5 @@ mod tests {
         assert!(dir(2).is_empty());
         assert!(ch.per_partition[2].1.is_empty());
         assert_eq!(ch.live.len(), 2);
-    }
-
-    #[test]
-    fn channel_checks() {
-        let mut s = specs();
-        assert!(s.iter().all(|c| c.check(2).is_ok()));
-        assert!(s[0].check(1).is_err(), "partition out of range");
-        s[0].destinations.push(end(1, "X"));
-        assert!(s[0].check(2).is_err(), "two queuing destinations");
-        s[1].max_message_size = 0;
-        assert!(s[1].check(2).is_err(), "empty messages");
     }
 }

@@ -152,7 +152,7 @@ pub(crate) fn run_core(
         // lead it checks when the partition is frozen).
         let mut early = leaving.and_then(|p| {
             // Only if the partition does not go on running on another core at the boundary.
-            let frame = &shared.schedules.specs[sched].frame;
+            let frame = &shared.schedules.get(sched).plan;
             let t = deadline.saturating_sub(start) % frame.major_frame.max(1);
             if frame.runs_elsewhere_at(p, core, t) {
                 return None;
@@ -243,12 +243,12 @@ pub(crate) fn run_core(
             drop(d);
             st.windows += 1;
             if st.trace.len() < shared.trace_limit {
-                let spec = &shared.schedules.specs[sched];
+                let spec = shared.schedules.get(sched);
                 st.trace.push(WindowStart {
                     core,
-                    schedule: spec.id,
+                    schedule: crate::msched::schedule_id(spec),
                     frame: cur.frame,
-                    window: spec.frame.windows[w].id,
+                    window: spec.plan.windows[w].id,
                     partition: n,
                     planned_ns: deadline - shared.epoch,
                     actual_ns: woke.saturating_sub(shared.epoch),
@@ -291,7 +291,7 @@ fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {
         d.stopped_early = false;
     } else if let Some(sw) = &d.switch {
         if let Err(e) = sw.stop() {
-            st.errors.push(format!("holding {}: {e}", p.spec.name));
+            st.errors.push(format!("holding {}: {e}", p.spec().name));
         }
     }
     d.running = false;
@@ -320,7 +320,7 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
         d.stopped_early = false;
         if let Some(sw) = &d.switch {
             if let Err(e) = sw.resume() {
-                st.errors.push(format!("releasing {}: {e}", p.spec.name));
+                st.errors.push(format!("releasing {}: {e}", p.spec().name));
             }
         }
     }
@@ -345,11 +345,11 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     }
     if let Some(go) = d.pending_go.take() {
         if let Err(e) = partita_sys::spawn::release(go) {
-            st.errors.push(format!("releasing {}: {e}", p.spec.name));
+            st.errors.push(format!("releasing {}: {e}", p.spec().name));
         }
     } else if let Some(sw) = &d.switch {
         if let Err(e) = sw.resume() {
-            st.errors.push(format!("releasing {}: {e}", p.spec.name));
+            st.errors.push(format!("releasing {}: {e}", p.spec().name));
         }
     }
     d.running = true;
@@ -472,7 +472,7 @@ fn thaw_early(p: &Partition, st: &mut CoreStats) {
     d.stopped_early = false;
     if let Some(sw) = &d.switch {
         if let Err(e) = sw.resume() {
-            st.errors.push(format!("releasing {}: {e}", p.spec.name));
+            st.errors.push(format!("releasing {}: {e}", p.spec().name));
         }
     }
 }

@@ -36,7 +36,7 @@ pub(crate) fn start(parts: &[Arc<Partition>], hm: &Arc<Hm>, events: &EventSink, 
             // The runtime's requests then time out (NOT_AVAILABLE) or wait: say why.
             eprintln!(
                 "partita: no service thread for partition {}: {e}",
-                p.spec.name
+                p.spec().name
             );
         }
     }
@@ -97,7 +97,7 @@ fn refused(hm: &Hm, parts: &[Arc<Partition>], index: usize, what: String, events
         events.event(&format!(
             "HM #{}: partition {} {what} ({}, action {})",
             rec.seq,
-            parts[index].spec.name,
+            parts[index].spec().name,
             rec.code.as_str(),
             rec.action.name()
         ));

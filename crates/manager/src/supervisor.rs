@@ -9,10 +9,10 @@ use crate::host::HostInfo;
 use crate::msched::Schedules;
 use crate::output::{hm_line, Output, Sinks};
 use crate::partition::{Life, Partition};
-use crate::plan::ModulePlan;
 use crate::report::{CoreReport, PartitionReport, RunReport};
 use crate::scheduler::{run_core, CoreStats, Shared};
 use crate::{ManagerError, RunOptions};
+use partita_config::CompiledPlan;
 use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind};
 use partita_sys::control::mode;
 use partita_sys::guard::{Guard, GuardPlan};
@@ -29,8 +29,9 @@ use start_condition::{NORMAL_START, PARTITION_RESTART};
 /// Runs `plan` until `opts.duration` elapses, a handled signal arrives, or `opts.stop` is set.
 /// Every process, cgroup and shared-memory object it creates is gone when it returns (and a
 /// guard process removes them if the manager itself dies).
-pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerError> {
-    plan.check().map_err(ManagerError::InvalidPlan)?;
+pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerError> {
+    plan.check_consistency()?;
+    let plan = &Arc::new(plan.clone());
     let host = HostInfo::detect();
     let backend = Backend::resolve(opts.backend, &host)?;
     let mut notes = Vec::new();
@@ -109,7 +110,10 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         for p in &parts {
             let _ = p.nudge.set(words.clone());
         }
-        if let Some(ch) = crate::ports::attach(plan, &parts)? {
+        if let Some(ch) = crate::ports::create(plan)? {
+            for p in &parts {
+                let _ = p.channels.set(ch.clone());
+            }
             bridge = crate::bridge::Bridge::open(&ch)?;
             channels = Some(ch);
         }
@@ -164,7 +168,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let epoch_cell = Arc::new(AtomicU64::new(monotonic_ns()));
     let hm = match Hm::new(
         plan.hm.clone(),
-        &plan.name,
+        &plan.module_name,
         run_dir.rsplit('/').next().unwrap_or_default(),
         parts.len(),
         epoch_cell.clone(),
@@ -198,7 +202,7 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     let schedules = Arc::new(Schedules::new(plan));
     let mut spawn_err = None;
     for p in &parts {
-        p.fill_control(plan, 0, NORMAL_START, 0, rt, backend);
+        p.fill_control(0, NORMAL_START, 0, rt, backend);
         schedules.publish_to(p);
         match p.spawn(
             backend,
@@ -280,9 +284,9 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
     notes.extend(busy);
     output.event(&format!(
         "module {} started: backend {backend}, {} partitions, major frame {} ms",
-        plan.name,
+        plan.module_name,
         parts.len(),
-        plan.frame.major_frame as f64 / 1e6
+        plan.major_frame() as f64 / 1e6
     ));
     let mut threads = Vec::new();
     let initial = schedules.current();
@@ -352,14 +356,17 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         watch_tasks(&parts, &output, &hm, &mut task_hits);
         watch.check(&parts, &output);
         if hm.shutdown_requested() {
-            output.event(&format!("module {}: health monitor SHUTDOWN", plan.name));
+            output.event(&format!(
+                "module {}: health monitor SHUTDOWN",
+                plan.module_name
+            ));
             break;
         }
         if hm.take_reset() {
             module_resets += 1;
             output.event(&format!(
                 "module {}: health monitor RESET: every partition restarts (COLD_START) at its next window",
-                plan.name
+                plan.module_name
             ));
             for p in &parts {
                 let mut d = p.state.lock().expect("partition state");
@@ -377,7 +384,6 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
                 output.event(&Schedules::describe(&s));
             }
             carry_out_mode_changes(
-                plan,
                 &parts,
                 backend,
                 &mut namespaces,
@@ -407,14 +413,14 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         if !p.reap(deadline) {
             notes.push(format!(
                 "partition {} did not die within 5 s of SIGKILL",
-                p.spec.name
+                p.spec().name
             ));
         }
     }
     crate::isolation::log_limit_events(&parts, &output);
     output.event(&format!(
         "module {} stopped after {:.3} s{}",
-        plan.name,
+        plan.module_name,
         ran_ns as f64 / 1e9,
         if interrupted { " (interrupted)" } else { "" }
     ));
@@ -470,8 +476,8 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
             };
             let hm_events = hm.events_of(p.index);
             PartitionReport {
-                name: p.spec.name.clone(),
-                id: p.spec.id,
+                name: p.spec().name.clone(),
+                id: p.id(),
                 windows: d.windows,
                 overruns: d.overruns,
                 overrun: d.overrun.summary(),
@@ -492,18 +498,18 @@ pub fn run(plan: &ModulePlan, opts: &RunOptions) -> Result<RunReport, ManagerErr
         .collect();
     let hm_report = hm.report(opts.hm_log.as_deref(), module_resets);
     // Per-channel traffic, read after every partition has stopped.
-    let names: Vec<String> = parts.iter().map(|p| p.spec.name.clone()).collect();
+    let names: Vec<String> = parts.iter().map(|p| p.spec().name.clone()).collect();
     let channels = channels
         .map(|c| crate::traffic::collect(&c, &names))
         .unwrap_or_default();
     Ok(RunReport {
-        module: plan.name.clone(),
+        module: plan.module_name.clone(),
         backend,
         host,
         namespaces: namespaces.describe(),
         realtime: rt,
         notes,
-        major_frame_ns: plan.frame.major_frame,
+        major_frame_ns: plan.major_frame(),
         spin_margin_ns: shared.spin_margin,
         ran_ns,
         interrupted,
@@ -557,7 +563,7 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                     let error = crate::isolation::death_error(how, crate::isolation::oom_kills(p))
                         .map(|e| format!(": {e}"))
                         .unwrap_or_default();
-                    output.event(&format!("partition {} {how}{error}", p.spec.name));
+                    output.event(&format!("partition {} {how}{error}", p.spec().name));
                     // Its other processes (if any) go with it.
                     p.signal_kill();
                     let state = hm::state_of(hm, p, None);
@@ -572,7 +578,7 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                             Detection::MemoryLimit,
                             format!(
                                 "memory limit {} bytes exceeded ({n} OOM kill(s), failcnt {failcnt}); process {how}",
-                                p.spec.memory_limit.unwrap_or(0)
+                                p.spec().memory_limit.unwrap_or(0)
                             ),
                         ),
                         None => (
@@ -650,7 +656,7 @@ fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [O
                     detection: Detection::MemoryLimit,
                     message: format!(
                         "memory limit {} bytes exceeded ({n} OOM kill(s) in the partition, failcnt {failcnt})",
-                        p.spec.memory_limit.unwrap_or(0)
+                        p.spec().memory_limit.unwrap_or(0)
                     ),
                 },
             );
@@ -706,7 +712,7 @@ fn watch_tasks(parts: &[Arc<Partition>], output: &Output, hm: &Hm, seen: &mut [T
                 detection: Detection::TaskLimit,
                 message: format!(
                     "task limit ({}) reached: {refused} fork(s) or thread creation(s) refused",
-                    crate::isolation::task_limit(&p.spec)
+                    p.task_limit()
                 ),
             },
         );
@@ -718,7 +724,6 @@ fn watch_tasks(parts: &[Arc<Partition>], output: &Output, hm: &Hm, seen: &mut [T
 
 #[allow(clippy::too_many_arguments)]
 fn carry_out_mode_changes(
-    plan: &ModulePlan,
     parts: &[Arc<Partition>],
     backend: Backend,
     namespaces: &mut Namespaces,
@@ -733,7 +738,7 @@ fn carry_out_mode_changes(
         let life = p.state.lock().expect("partition state").life;
         match life {
             Life::Idle if p.state.lock().expect("partition state").pid > 0 => {
-                output.event(&format!("partition {} goes IDLE", p.spec.name));
+                output.event(&format!("partition {} goes IDLE", p.spec().name));
                 p.kill();
             }
             Life::RestartPending(m) => {
@@ -746,7 +751,7 @@ fn carry_out_mode_changes(
                 };
                 output.event(&format!(
                     "partition {} restarts in {} (restart {restarts}{})",
-                    p.spec.name,
+                    p.spec().name,
                     mode_name(m),
                     if hm_restart.is_some() {
                         ", released at its next window"
@@ -755,7 +760,7 @@ fn carry_out_mode_changes(
                     }
                 ));
                 let condition = hm_restart.unwrap_or(PARTITION_RESTART);
-                p.fill_control(plan, epoch, condition, restarts, rt, backend);
+                p.fill_control(epoch, condition, restarts, rt, backend);
                 schedules.publish_to(p);
                 p.control().mode.store(m, Ordering::Release);
                 match p.spawn(backend, namespaces, notes, &opts.env, opts.seccomp) {
@@ -764,7 +769,10 @@ fn carry_out_mode_changes(
                         crate::creation::start(p, rt);
                     }
                     Err(e) => {
-                        output.event(&format!("partition {} could not restart: {e}", p.spec.name));
+                        output.event(&format!(
+                            "partition {} could not restart: {e}",
+                            p.spec().name
+                        ));
                         let mut d = p.state.lock().expect("partition state");
                         d.life = Life::Dead;
                         d.exit = Some(format!("restart failed: {e}"));
@@ -785,7 +793,7 @@ fn carry_out_mode_changes(
     }
 }
 
-fn make_sinks(plan: &ModulePlan, opts: &RunOptions) -> Result<Sinks, ManagerError> {
+fn make_sinks(plan: &CompiledPlan, opts: &RunOptions) -> Result<Sinks, ManagerError> {
     let width = plan
         .partitions
         .iter()

@@ -2,7 +2,8 @@
 //! Per-channel traffic for the run report: messages written and read on each channel of the
 //! connection table, read from the channel memory at the end of the run.
 
-use crate::ports::{Channels, EndSpec, Live};
+use crate::ports::{Channels, Live};
+use partita_config::model::Endpoint;
 use partita_config::model::PortKind;
 use serde::Serialize;
 
@@ -26,22 +27,20 @@ pub struct ChannelTraffic {
     pub pending: Option<u64>,
 }
 
-fn end_name(e: &EndSpec, names: &[String]) -> String {
+fn end_name(e: &Endpoint, names: &[String]) -> String {
     match e {
-        EndSpec::Partition {
-            partition, port, ..
-        } => format!(
+        Endpoint::Partition { partition, port } => format!(
             "{}:{port}",
             names.get(*partition).map(String::as_str).unwrap_or("?")
         ),
-        EndSpec::Pseudo { name, .. } => format!("{name} (pseudo)"),
+        Endpoint::Pseudo { name, .. } => format!("{name} (pseudo)"),
     }
 }
 
 /// Traffic of every channel; `names` are the partitions' names by index.
 pub(crate) fn collect(channels: &Channels, names: &[String]) -> Vec<ChannelTraffic> {
     channels
-        .specs
+        .specs()
         .iter()
         .zip(&channels.live)
         .map(|(spec, live)| {

@@ -2,7 +2,7 @@
 //! `partita bench apex`: per-call latency of the non-blocking APEX services and the cost of a
 //! process switch inside a partition, against a bare futex hand-off measured in the same run.
 //!
-//! The bench builds a one-partition [`ModulePlan`] whose partition is the `partita` binary
+//! The bench builds a one-partition plan ([`PlanBuilder`]) whose partition is the `partita` binary
 //! itself (`partita __bench-apex-partition`, [`apex_partition_main`]), run by the partition
 //! manager. The partition measures with `partita_sys::time::monotonic_ns` around every call,
 //! computes the figures and writes them as JSON into a file under `/dev/shm`, which the bench
@@ -16,10 +16,10 @@ use crate::switch::{git, machine, Machine};
 use crate::BenchError;
 use partita_apex::apex;
 use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
-use partita_manager::{ModulePlan, PartitionSpec, RunOptions};
+use partita_config::{CompiledPartition, PlanBuilder};
+use partita_manager::RunOptions;
 use partita_schedule::{FramePlan, Window};
 use serde::{Deserialize, Serialize};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -308,46 +308,33 @@ fn run_partition(
     let logs = RemoveDir(std::env::temp_dir().join(format!("partita-bench-apex-{tag}")));
     let exe = std::env::current_exe()
         .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
-    let plan = ModulePlan {
-        name: "bench-apex".into(),
-        frame: FramePlan {
-            major_frame: MAJOR_FRAME_NS,
-            windows: vec![Window {
-                id: 1,
-                partition: 0,
-                core,
-                offset: 0,
-                duration: WINDOW_NS,
-                period_start: true,
-            }],
-        },
-        partitions: vec![PartitionSpec {
-            name: "P".into(),
+    let frame = FramePlan {
+        major_frame: MAJOR_FRAME_NS,
+        windows: vec![Window {
             id: 1,
-            executable: exe,
-            entry_function: partita_config::model::DEFAULT_ENTRY_FUNCTION.into(),
-            args: vec![
-                OsString::from("__bench-apex-partition"),
-                result.0.as_os_str().to_owned(),
-                n.to_string().into(),
-                MAJOR_FRAME_NS.to_string().into(),
-                WINDOW_NS.to_string().into(),
-                (margin.as_nanos() as u64).to_string().into(),
-                EDGE_GUARD_NS.to_string().into(),
-            ],
-            cpus: vec![core],
-            memory_limit: None,
-            max_processes: 0,
-            stack_bytes: 0,
-            period: MAJOR_FRAME_NS,
+            partition: 0,
+            core,
+            offset: 0,
             duration: WINDOW_NS,
-            system: false,
-            edf: false,
+            period_start: true,
         }],
-        hm: Default::default(),
-        schedules: Default::default(),
-        channels: Vec::new(),
     };
+    let partition = CompiledPartition {
+        args: vec![
+            "__bench-apex-partition".to_string(),
+            result.0.to_string_lossy().into_owned(),
+            n.to_string(),
+            MAJOR_FRAME_NS.to_string(),
+            WINDOW_NS.to_string(),
+            (margin.as_nanos() as u64).to_string(),
+            EDGE_GUARD_NS.to_string(),
+        ],
+        cores: vec![core],
+        ..CompiledPartition::new(1, "P", exe)
+    };
+    let plan = PlanBuilder::new("bench-apex", frame)
+        .partition(partition)
+        .build()?;
     let opts = RunOptions {
         duration: Some(RUN_LIMIT),
         echo: false,

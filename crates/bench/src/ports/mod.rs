@@ -25,11 +25,11 @@ use crate::switch::{git, machine, Machine};
 use crate::BenchError;
 use partita_apex::apex;
 use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
-use partita_config::model::PortKind;
-use partita_manager::{ChannelSpec, EndSpec, ModulePlan, PartitionSpec, RunOptions};
+use partita_config::model::{Channel, Endpoint, PortKind};
+use partita_config::{CompiledPartition, CompiledPlan, PlanBuilder};
+use partita_manager::RunOptions;
 use partita_schedule::{FramePlan, Window};
 use serde::{Deserialize, Serialize};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -188,72 +188,44 @@ impl Drop for Remove {
     }
 }
 
-fn loopback(id: u32, kind: PortKind, size: usize, name: &str) -> ChannelSpec {
-    let end = |dir: &str| EndSpec::Partition {
+fn loopback(id: u32, kind: PortKind, size: usize, name: &str) -> Channel {
+    let end = |dir: &str| Endpoint::Partition {
         partition: 0,
         port: format!("{name}{size}_{dir}"),
-        refresh: None,
     };
-    ChannelSpec {
+    Channel {
         id,
+        name: None,
         kind,
         max_message_size: size as u32,
-        capacity: if kind == PortKind::Queuing {
-            QUEUE_DEPTH as u32
-        } else {
-            0
-        },
+        max_nb_messages: (kind == PortKind::Queuing).then_some(QUEUE_DEPTH as u32),
         source: end("OUT"),
         destinations: vec![end("IN")],
     }
 }
 
-fn plan(core: u32, exe: &Path, svc: &Path, lat: &Path, n: usize, samples: usize) -> ModulePlan {
-    let spec = |name: &str, id: i32, role: &str, result: &Path| PartitionSpec {
-        name: name.into(),
-        id,
-        executable: exe.to_path_buf(),
-        entry_function: partita_config::model::DEFAULT_ENTRY_FUNCTION.into(),
+fn plan(
+    core: u32,
+    exe: &Path,
+    svc: &Path,
+    lat: &Path,
+    n: usize,
+    samples: usize,
+) -> Result<CompiledPlan, BenchError> {
+    let partition = |name: &str, id: u32, role: &str, result: &Path| CompiledPartition {
         args: vec![
-            OsString::from("__bench-ports-partition"),
-            role.into(),
-            result.as_os_str().to_owned(),
-            n.to_string().into(),
-            MAJOR_FRAME_NS.to_string().into(),
-            WINDOW_NS.to_string().into(),
-            EDGE_GUARD_NS.to_string().into(),
-            samples.to_string().into(),
+            "__bench-ports-partition".to_string(),
+            role.to_string(),
+            result.to_string_lossy().into_owned(),
+            n.to_string(),
+            MAJOR_FRAME_NS.to_string(),
+            WINDOW_NS.to_string(),
+            EDGE_GUARD_NS.to_string(),
+            samples.to_string(),
         ],
-        cpus: vec![core],
-        memory_limit: None,
-        max_processes: 0,
-        stack_bytes: 0,
-        period: MAJOR_FRAME_NS,
-        duration: WINDOW_NS,
-        system: false,
-        edf: false,
+        cores: vec![core],
+        ..CompiledPartition::new(id, name, exe)
     };
-    let mut channels = Vec::new();
-    for (i, &s) in SIZES.iter().enumerate() {
-        channels.push(loopback(10 + i as u32, PortKind::Sampling, s, "S"));
-        channels.push(loopback(20 + i as u32, PortKind::Queuing, s, "Q"));
-    }
-    channels.push(ChannelSpec {
-        id: 30,
-        kind: PortKind::Queuing,
-        max_message_size: 16,
-        capacity: 8,
-        source: EndSpec::Partition {
-            partition: 0,
-            port: "LAT_OUT".into(),
-            refresh: None,
-        },
-        destinations: vec![EndSpec::Partition {
-            partition: 1,
-            port: "LAT_IN".into(),
-            refresh: None,
-        }],
-    });
     let win = |id, partition, offset| Window {
         id,
         partition,
@@ -262,17 +234,34 @@ fn plan(core: u32, exe: &Path, svc: &Path, lat: &Path, n: usize, samples: usize)
         duration: WINDOW_NS,
         period_start: true,
     };
-    ModulePlan {
-        name: "bench-ports".into(),
-        frame: FramePlan {
-            major_frame: MAJOR_FRAME_NS,
-            windows: vec![win(1, 0, 0), win(2, 1, WINDOW_NS)],
-        },
-        partitions: vec![spec("P", 1, "svc", svc), spec("L", 2, "lat", lat)],
-        channels,
-        hm: Default::default(),
-        schedules: Default::default(),
+    let frame = FramePlan {
+        major_frame: MAJOR_FRAME_NS,
+        windows: vec![win(1, 0, 0), win(2, 1, WINDOW_NS)],
+    };
+    let mut builder = PlanBuilder::new("bench-ports", frame)
+        .partition(partition("P", 1, "svc", svc))
+        .partition(partition("L", 2, "lat", lat));
+    for (i, &s) in SIZES.iter().enumerate() {
+        builder = builder
+            .channel(loopback(10 + i as u32, PortKind::Sampling, s, "S"))
+            .channel(loopback(20 + i as u32, PortKind::Queuing, s, "Q"));
     }
+    let latency = Channel {
+        id: 30,
+        name: None,
+        kind: PortKind::Queuing,
+        max_message_size: 16,
+        max_nb_messages: Some(8),
+        source: Endpoint::Partition {
+            partition: 0,
+            port: "LAT_OUT".into(),
+        },
+        destinations: vec![Endpoint::Partition {
+            partition: 1,
+            port: "LAT_IN".into(),
+        }],
+    };
+    Ok(builder.channel(latency).build()?)
 }
 
 fn read(path: &Path) -> Result<WireResult, BenchError> {
@@ -333,7 +322,7 @@ pub fn run_ports(
     )));
     let exe = std::env::current_exe()
         .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
-    let plan = plan(core, &exe, &svc.0, &lat.0, n, samples);
+    let plan = plan(core, &exe, &svc.0, &lat.0, n, samples)?;
     let opts_run = RunOptions {
         duration: Some(RUN_LIMIT),
         echo: std::env::var_os("PARTITA_BENCH_ECHO").is_some(),

@@ -62,7 +62,7 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
             | request::READ_HM_LOG
     );
     let mut note = None;
-    let (status, reply) = if !known || !me.spec.system {
+    let (status, reply) = if !known || !me.spec().system {
         let what = if known {
             format!(
                 "{} is reserved to system partitions",
@@ -76,7 +76,7 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
             format!(
                 "HM #{}: partition {} {what}: {} ({}, action {})",
                 rec.seq,
-                me.spec.name,
+                me.spec().name,
                 if known {
                     "INVALID_CONFIG"
                 } else {
@@ -141,7 +141,7 @@ fn words(w: &[i64]) -> Vec<u8> {
 }
 
 fn find(parts: &[Arc<Partition>], id: i64) -> Option<usize> {
-    parts.iter().position(|p| i64::from(p.spec.id) == id)
+    parts.iter().position(|p| i64::from(p.id()) == id)
 }
 
 /// The operating mode the manager reports for a partition.
@@ -161,9 +161,9 @@ fn partition_status(hm: &Hm, parts: &[Arc<Partition>], id: i64) -> (u32, Vec<u8>
     let d = p.state.lock().expect("partition state");
     let c = p.control();
     let w = [
-        p.spec.period as i64,
-        p.spec.duration as i64,
-        i64::from(p.spec.id),
+        p.plan.initial_timing(i).period as i64,
+        p.plan.initial_timing(i).duration as i64,
+        i64::from(p.id()),
         i64::from(c.lock_level.load(Ordering::Acquire)),
         i64::from(reported_mode(p, d.life)),
         i64::from(c.start_condition.load(Ordering::Acquire)),
@@ -172,7 +172,7 @@ fn partition_status(hm: &Hm, parts: &[Arc<Partition>], id: i64) -> (u32, Vec<u8>
         hm.events_of(i) as i64,
         d.windows as i64,
         i64::from(d.pid > 0),
-        i64::from(p.spec.system),
+        i64::from(p.spec().system),
     ];
     (rc::NO_ERROR, words(&w))
 }
@@ -223,7 +223,8 @@ fn set_mode(
         rc::NO_ERROR,
         Some(format!(
             "system partition {} sets partition {} to {name}",
-            parts[caller].spec.name, p.spec.name
+            parts[caller].spec().name,
+            p.spec().name
         )),
     )
 }

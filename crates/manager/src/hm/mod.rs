@@ -237,8 +237,8 @@ impl Hm {
             unix_ns: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
-            partition: part.map(|p| p.spec.name.clone()),
-            partition_id: part.map(|p| p.spec.id),
+            partition: part.map(|p| p.spec().name.clone()),
+            partition_id: part.map(|p| p.id()),
             process: d.process,
             state: d.state,
             state_number: d.state.number(),
