@@ -13,7 +13,7 @@
 //! The thread runs at the runtime's timer priority (run + 1), pinned to the partition's CPUs,
 //! like its service thread (crate::service): a creation is answered at once, in the
 //! partition's own time. The refusals are counted with the pids cgroup's own
-//! ([`crate::isolation::task_limit_hits`]) for the health monitor's task-limit records.
+//! ([`Partition::task_limit_hits`]) for the health monitor's task-limit records.
 
 use crate::partition::Partition;
 use partita_sys::creation::{receive_listener, Next};

@@ -2,7 +2,6 @@
 //! What the manager takes away from every partition before it runs, and how it
 //! names a partition's death for the health-monitor log. See `docs/threat-model.md`.
 
-use crate::partition::Partition;
 use crate::ManagerError;
 use partita_sys::cgroup::Cgroup;
 use partita_sys::proc::ExitKind;
@@ -72,10 +71,10 @@ pub(crate) fn limit_memory(g: &Cgroup, limit: u64) -> Result<(), ManagerError> {
     Ok(())
 }
 
-/// How many times the kernel's OOM killer acted in the partition's memory cgroup.
-pub(crate) fn oom_kills(p: &Partition) -> u64 {
-    let Some(g) = p
-        .groups
+/// How many times the kernel's OOM killer acted in the memory cgroup among a partition's
+/// `groups`.
+pub(crate) fn oom_kills(groups: &[Cgroup]) -> u64 {
+    let Some(g) = groups
         .iter()
         .find(|g| g.dir().join("memory.oom_control").exists())
     else {
@@ -137,103 +136,91 @@ pub(crate) struct PriorityWatch {
 }
 
 impl PriorityWatch {
-    pub(crate) fn new(parts: &[std::sync::Arc<Partition>], rt: bool) -> Self {
+    pub(crate) fn new(partitions: usize, rt: bool) -> Self {
         PriorityWatch {
             enabled: rt && partita_sys::proc::is_root() && !rtprio_limit_possible(),
-            killed: vec![false; parts.len()],
+            killed: vec![false; partitions],
         }
     }
 
-    /// One round over every partition.
+    /// Checks partition `index` (called `name`), whose processes are those of `membership`;
+    /// returns the event to log when it is killed.
     pub(crate) fn check(
         &mut self,
-        parts: &[std::sync::Arc<Partition>],
-        output: &crate::output::Output,
-    ) {
-        if !self.enabled {
-            return;
-        }
+        index: usize,
+        name: &str,
+        membership: Option<&Cgroup>,
+    ) -> Option<String> {
+        let g = membership.filter(|_| self.enabled)?;
         let limit = crate::PARTITION_RUN_PRIORITY as u32 + 1;
-        for (i, p) in parts.iter().enumerate() {
-            let Some(g) = &p.membership else { continue };
-            let tasks = g
-                .read("tasks")
-                .or_else(|_| g.read("cgroup.threads"))
-                .unwrap_or_default();
-            let mut offender = None;
-            for tid in tasks.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
-                if let Some(prio) = rt_priority(tid).filter(|&pr| pr > limit) {
-                    offender = Some((tid, prio));
-                    break;
-                }
-            }
-            match offender {
-                Some((tid, prio)) => {
-                    for pid in g.processes() {
-                        let _ = partita_sys::proc::kill(pid, partita_sys::proc::SIGKILL);
-                    }
-                    if !self.killed[i] {
-                        self.killed[i] = true;
-                        output.event(&format!(
-                            "partition {}: ILLEGAL_REQUEST (thread {tid} raised its real-time priority to {prio}, above {limit}): partition killed",
-                            p.spec().name
-                        ));
-                    }
-                }
-                None => self.killed[i] = false,
-            }
+        let tasks = g
+            .read("tasks")
+            .or_else(|_| g.read("cgroup.threads"))
+            .unwrap_or_default();
+        let offender = tasks
+            .lines()
+            .filter_map(|l| l.trim().parse::<i32>().ok())
+            .find_map(|tid| {
+                rt_priority(tid)
+                    .filter(|&pr| pr > limit)
+                    .map(|pr| (tid, pr))
+            });
+        let Some((tid, prio)) = offender else {
+            self.killed[index] = false;
+            return None;
+        };
+        for pid in g.processes() {
+            let _ = partita_sys::proc::kill(pid, partita_sys::proc::SIGKILL);
         }
+        if std::mem::replace(&mut self.killed[index], true) {
+            return None;
+        }
+        Some(format!(
+            "partition {name}: ILLEGAL_REQUEST (thread {tid} raised its real-time priority to {prio}, above {limit}): partition killed"
+        ))
     }
 }
 
-/// How often partition `p` hit its task limit so far (`pids.events` `max`, and the creations
-/// the manager refused at the limit), if it has a pids cgroup.
-pub(crate) fn task_limit_hits(p: &Partition) -> Option<u64> {
-    let kernel = p.groups.iter().find_map(|g| {
+/// How often the kernel refused a fork or thread creation at the task limit in the pids
+/// cgroup among a partition's `groups` (`pids.events` `max`), if it has one.
+pub(crate) fn task_limit_hits(groups: &[Cgroup]) -> Option<u64> {
+    groups.iter().find_map(|g| {
         g.read("pids.events").ok().map(|ev| {
             ev.lines()
                 .find_map(|l| l.strip_prefix("max "))
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0)
         })
-    })?;
-    // Plus the creations the manager refused before the kernel saw them (crate::creation).
-    Some(
-        kernel
-            + p.refused_creations
-                .load(std::sync::atomic::Ordering::Relaxed),
-    )
+    })
 }
 
-/// Logs, at the end of a run, how often each partition hit its task limit (pids cgroup
-/// `pids.events`) and its memory limit (`memory.failcnt`): refused forks and allocations
-/// are contained inside the partition but recorded here.
-pub(crate) fn log_limit_events(
-    parts: &[std::sync::Arc<Partition>],
-    output: &crate::output::Output,
-) {
-    for p in parts {
-        let hits = task_limit_hits(p).unwrap_or(0);
-        if hits > 0 {
-            output.event(&format!(
-                "partition {}: task limit ({}) reached, {hits} forks or thread creations refused",
-                p.spec().name,
-                p.task_limit()
-            ));
-        }
-        for g in &p.groups {
-            if let Ok(fc) = g.read("memory.failcnt") {
-                let hits: u64 = fc.trim().parse().unwrap_or(0);
-                if hits > 0 {
-                    output.event(&format!(
-                        "partition {}: memory limit reached {hits} times ({} OOM kills)",
-                        p.spec().name,
-                        oom_kills(p)
-                    ));
-                }
+/// The end-of-run events of partition `name`: how often it hit its task limit (`task_hits`
+/// refusals of `task_limit`) and its memory limit (`memory.failcnt` of its `groups`): refused
+/// forks and allocations are contained inside the partition but recorded.
+pub(crate) fn limit_events(
+    name: &str,
+    task_limit: u64,
+    task_hits: u64,
+    groups: &[Cgroup],
+) -> Vec<String> {
+    let mut events = Vec::new();
+    if task_hits > 0 {
+        events.push(format!(
+            "partition {name}: task limit ({task_limit}) reached, {task_hits} forks or thread creations refused"
+        ));
+    }
+    for g in groups {
+        if let Ok(fc) = g.read("memory.failcnt") {
+            let hits: u64 = fc.trim().parse().unwrap_or(0);
+            if hits > 0 {
+                events.push(format!(
+                    "partition {name}: memory limit reached {hits} times ({} OOM kills)",
+                    oom_kills(groups)
+                ));
             }
         }
     }
+    events
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! The Partita partition manager.
 //!
 //! [`run`] takes a [`partita_config::CompiledPlan`] (compiled from a configuration file, or
-//! built in code with [`partita_config::PlanBuilder`] by a benchmark) and runs it: every partition becomes a Linux process in its own namespaces
-//! and cgroups, held stopped outside its windows by the chosen [`Backend`], while one
-//! scheduler thread per core walks the cyclic schedule on absolute deadlines.
+//! built in code with [`partita_config::PlanBuilder`] by a benchmark) and runs it: every
+//! partition becomes a Linux process in its own namespaces and cgroups, held stopped outside
+//! its windows by the chosen [`Backend`], while one scheduler thread per core walks the cyclic
+//! schedule on absolute deadlines. Every part of the manager reads that one plan; what it
+//! derives from it (a partition's cores, its initial timing) are methods of the plan.
 //!
 //! Thread model of the manager process:
 //! - the calling thread is the *supervisor*: it spawns the partitions, waits for signals,
@@ -12,6 +14,23 @@
 //! - one *scheduler* thread per core of the plan, pinned to that core at `SCHED_FIFO`
 //!   [`SCHEDULER_PRIORITY`], sleeps until the next boundary and switches partitions;
 //! - one *output* thread collects the partitions' stdout, stderr and report channel.
+//!
+//! Reading order, top down:
+//! 1. `supervisor`: [`run`] from start to report: set-up, the supervision loop (deaths,
+//!    limits, restarts, schedule switches), and the report.
+//! 2. `run`: the run as one value: what set-up creates, the start of the scheduler threads,
+//!    and the tear-down its drop performs.
+//! 3. `partition`: a partition's life cycle: cgroups and control block, spawn (held by the
+//!    `backend` before its first window), kill and reap; `creation` and `service` are its
+//!    per-partition threads.
+//! 4. `scheduler` (with `lead` and `msched`): the per-core threads that hold and release the
+//!    partitions at their boundaries, and the switch between module schedules.
+//! 5. `hm`: the health monitor: tables, logbook, actions, the extension-service mailbox.
+//! 6. `output`: partition output, report channel and manager events.
+//! 7. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
+//!    partition's cgroups), `ports` and `bridge` (channels and pseudo-partitions), `traffic`,
+//!    `raise` (the priority broker on a control block), `host`, `stale`, `corelock`,
+//!    `report` and `stats`.
 
 mod backend;
 mod bridge;
@@ -27,6 +46,7 @@ mod partition;
 mod ports;
 mod raise;
 mod report;
+mod run;
 mod scheduler;
 mod service;
 mod stale;

@@ -142,6 +142,28 @@ impl Partition {
         crate::isolation::task_limit(self.spec().max_processes)
     }
 
+    /// How often it hit its task limit so far: refusals of the kernel (pids cgroup) and of the
+    /// manager (crate::creation), if it has a pids cgroup.
+    pub fn task_limit_hits(&self) -> Option<u64> {
+        let kernel = crate::isolation::task_limit_hits(&self.groups)?;
+        Some(kernel + self.refused_creations.load(Ordering::Relaxed))
+    }
+
+    /// How many times the OOM killer acted in its memory cgroup.
+    pub fn oom_kills(&self) -> u64 {
+        crate::isolation::oom_kills(&self.groups)
+    }
+
+    /// Its end-of-run events ([`crate::isolation::limit_events`]).
+    pub fn limit_events(&self) -> Vec<String> {
+        crate::isolation::limit_events(
+            &self.spec().name,
+            self.task_limit(),
+            self.task_limit_hits().unwrap_or(0),
+            &self.groups,
+        )
+    }
+
     /// Creates the cgroups and control block of partition `index` of `plan` (nothing runs
     /// yet).
     pub fn prepare(
@@ -354,36 +376,10 @@ impl Partition {
         for a in &config.args {
             argv.push(spawn::cstring(std::ffi::OsStr::new(a))?);
         }
-        let mut envp: Vec<CString> = Vec::new();
-        for (k, v) in std::env::vars_os() {
-            let k = k.to_string_lossy();
-            if k.starts_with("PARTITA_") {
-                continue;
-            }
-            let mut kv = k.as_bytes().to_vec();
-            kv.push(b'=');
-            kv.extend_from_slice(std::os::unix::ffi::OsStrExt::as_bytes(v.as_os_str()));
-            if let Ok(c) = CString::new(kv) {
-                envp.push(c);
-            }
-        }
-        let mut add_env = |k: &str, v: &str| {
-            if let Ok(c) = CString::new(format!("{k}={v}")) {
-                envp.push(c);
-            }
-        };
-        add_env(control::ENV_CONTROL_FD, &control::CONTROL_FD.to_string());
-        add_env(control::ENV_REPORT_FD, &control::REPORT_FD.to_string());
-        add_env("PARTITA_PARTITION", &config.name);
-        add_env(control::ENV_ENTRY_FUNCTION, &config.entry_function);
-        for (k, v) in env {
-            add_env(k, v);
-        }
         // The port directory and only this partition's channel ends.
         let port_fds = self.channels.get().map(|c| c.fds_of(self.index));
-        if let Some((_, (k, v))) = &port_fds {
-            add_env(k, v);
-        }
+        let port_env = port_fds.as_ref().map(|(_, kv)| kv);
+        let envp = environment(config, env, port_env);
         let confinement = crate::isolation::confinement(
             self.index,
             self.task_limit(),
@@ -580,6 +576,46 @@ impl Partition {
         }
         errors
     }
+}
+
+/// The environment of partition `config`: the manager's, without its `PARTITA_` variables,
+/// then the control and report descriptors, the partition's name and entry function, `extra`
+/// and the port directory variable.
+fn environment(
+    config: &CompiledPartition,
+    extra: &[(String, String)],
+    ports: Option<&(String, String)>,
+) -> Vec<CString> {
+    let mut envp: Vec<CString> = Vec::new();
+    for (k, v) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("PARTITA_") {
+            continue;
+        }
+        let mut kv = k.as_bytes().to_vec();
+        kv.push(b'=');
+        kv.extend_from_slice(std::os::unix::ffi::OsStrExt::as_bytes(v.as_os_str()));
+        if let Ok(c) = CString::new(kv) {
+            envp.push(c);
+        }
+    }
+    let own = [
+        (control::ENV_CONTROL_FD, control::CONTROL_FD.to_string()),
+        (control::ENV_REPORT_FD, control::REPORT_FD.to_string()),
+        ("PARTITA_PARTITION", config.name.clone()),
+        (control::ENV_ENTRY_FUNCTION, config.entry_function.clone()),
+    ];
+    let own = own.iter().map(|(k, v)| (*k, v.as_str()));
+    let extra = extra
+        .iter()
+        .chain(ports)
+        .map(|(k, v)| (k.as_str(), v.as_str()));
+    for (k, v) in own.chain(extra) {
+        if let Ok(c) = CString::new(format!("{k}={v}")) {
+            envp.push(c);
+        }
+    }
+    envp
 }
 
 /// The operating mode a start condition begins in.

@@ -15,7 +15,6 @@
 //! in progress and at most one more (each pass serves the latest request once, however far the
 //! partition moved the counter), tens of microseconds.
 
-use crate::partition::Partition;
 use partita_sys::control::ControlBlock;
 use partita_sys::proc::ThreadHandle;
 use std::collections::HashMap;
@@ -46,13 +45,18 @@ pub(crate) fn needed() -> bool {
     partita_sys::proc::is_root() && !crate::isolation::rtprio_limit_possible()
 }
 
-/// Serves the raise request pending in partition `p`'s control block, if any (called by its
-/// service thread, crate::service). `tids` caches the partition's thread ids. Returns what
+/// Serves the raise request pending in a partition's control block `c`, if any (called by its
+/// service thread, crate::service); `pid` gives its main process (host pid, 0 when it has
+/// none), asked only when a request is served.
+/// `tids` caches the partition's thread ids. Returns what
 /// was wrong with a request the runtime never makes (a priority above the cap, a thread that
 /// is not the partition's, a request where no broker serves): the caller records it as an
 /// ILLEGAL_REQUEST.
-pub(crate) fn serve_pending(p: &Partition, tids: &mut Threads) -> Option<String> {
-    let c: &ControlBlock = p.control();
+pub(crate) fn serve_pending(
+    c: &ControlBlock,
+    pid: impl FnOnce() -> i32,
+    tids: &mut Threads,
+) -> Option<String> {
     let req = c.raise_request.load(Ordering::Acquire);
     if req == c.raise_done.load(Ordering::Acquire) {
         return None;
@@ -63,7 +67,7 @@ pub(crate) fn serve_pending(p: &Partition, tids: &mut Threads) -> Option<String>
         // Not a broker host: the runtime raises its threads itself and never asks.
         (EPERM, Some(String::from("no broker serves this partition")))
     } else {
-        let pid = p.state.lock().map(|s| s.pid).unwrap_or(0);
+        let pid = pid();
         let r = serve(pid, tid, prio, tids);
         let forged = match r {
             EPERM if !(1..=LIMIT).contains(&prio) => {

@@ -70,20 +70,7 @@ pub(crate) fn run_core(
     initial: usize,
     rt: bool,
 ) -> CoreStats {
-    let mut st = CoreStats {
-        core,
-        boundaries: 0,
-        missed: 0,
-        windows: 0,
-        lateness: Histogram::new(),
-        wake_lateness: Histogram::new(),
-        switch_cost: Histogram::new(),
-        errors: Vec::new(),
-        realtime: None,
-        trace: Vec::with_capacity(shared.trace_limit),
-        trace_dropped: 0,
-        freeze_ahead: vec![(0, 0); shared.parts.len()],
-    };
+    let mut st = CoreStats::new(core, shared);
     if let Err(e) = partita_sys::sched::set_affinity(0, &[core]) {
         st.errors
             .push(format!("pinning scheduler to core {core}: {e}"));
@@ -96,24 +83,161 @@ pub(crate) fn run_core(
     if tls.iter().any(|tl| tl.boundaries.is_empty()) {
         return st;
     }
-    // The running schedule, and the absolute start of its frame 0.
-    let mut sched = initial;
-    let mut start = shared.epoch;
-    let mut tl = &tls[sched];
-    let mut cur = tl.cursor();
-    let mut current: Option<usize> = None;
-    // When `current` entered this core, and each partition's freeze lead (crate::lead).
-    let mut entered_at = shared.epoch;
-    let mut leads = vec![FreezeLead::default(); shared.parts.len()];
-    'run: loop {
-        let deadline = cur.at(tl, start);
+    let mut walk = CoreWalk {
+        shared,
+        core,
+        cur: tls[initial].cursor(),
+        tls,
+        sched: initial,
+        start: shared.epoch,
+        current: None,
+        entered_at: shared.epoch,
+        leads: vec![FreezeLead::default(); shared.parts.len()],
+        st,
+    };
+    while walk.boundary() {}
+    if let Some(p) = walk.current {
+        leave(shared, &shared.parts[p], &mut walk.st);
+    }
+    walk.st
+}
+
+impl CoreStats {
+    fn new(core: u32, shared: &Shared) -> CoreStats {
+        CoreStats {
+            core,
+            boundaries: 0,
+            missed: 0,
+            windows: 0,
+            lateness: Histogram::new(),
+            wake_lateness: Histogram::new(),
+            switch_cost: Histogram::new(),
+            errors: Vec::new(),
+            realtime: None,
+            trace: Vec::with_capacity(shared.trace_limit),
+            trace_dropped: 0,
+            freeze_ahead: vec![(0, 0); shared.parts.len()],
+        }
+    }
+}
+
+/// One scheduler thread walking its core's boundaries.
+struct CoreWalk<'a> {
+    shared: &'a Shared,
+    core: u32,
+    /// The core's timeline in every module schedule.
+    tls: Vec<CoreTimeline>,
+    /// The running schedule.
+    sched: usize,
+    /// The absolute start of its frame 0.
+    start: u64,
+    /// The next boundary.
+    cur: BoundaryCursor,
+    /// The partition on the core.
+    current: Option<usize>,
+    /// When `current` entered this core.
+    entered_at: u64,
+    /// Each partition's freeze lead (crate::lead).
+    leads: Vec<FreezeLead>,
+    st: CoreStats,
+}
+
+/// How the scheduler thread woke for a boundary.
+struct Wake {
+    /// The boundary (absolute ns).
+    deadline: u64,
+    /// The partition it takes off the core, and how it is probed for an early freeze.
+    leaving: Option<usize>,
+    probe: Probe,
+    /// The freeze lead and wake guard used for `leaving`.
+    lead: u64,
+    guard: u64,
+    /// Where the spin before the boundary starts.
+    spin_from: u64,
+    /// When the sleep was to end, and when it did.
+    wake_at: u64,
+    first_wake: u64,
+}
+
+impl CoreWalk<'_> {
+    fn tl(&self) -> &CoreTimeline {
+        &self.tls[self.sched]
+    }
+
+    /// Handles the next boundary; `false` when the run ends.
+    fn boundary(&mut self) -> bool {
+        let Some(wake) = self.sleep() else {
+            return false;
+        };
+        let mut early = self.freeze_early(&wake);
+        if let Some(e) = early.as_mut() {
+            if e.lead > 0 && wake.probe == Probe::Freezer {
+                let p = &self.shared.parts[e.part];
+                let checks = (wake.first_wake + e.lead / 2, wake.first_wake + e.lead);
+                match watch_freeze(self.shared, p, checks, wake.spin_from) {
+                    Some(o) => e.outcome = o,
+                    None => return false,
+                }
+            } else if !sleep_until(self.shared, wake.spin_from) {
+                return false;
+            }
+        }
+        // The last stretch is spun: timer and wake-up latency are absorbed by the margin.
+        let deadline = wake.deadline;
+        let mut woke = monotonic_ns();
+        while woke < deadline {
+            std::hint::spin_loop();
+            woke = monotonic_ns();
+        }
+        self.st.lateness.record(woke.saturating_sub(deadline));
+        if self.cur.index == 0 {
+            self.frame_start(deadline);
+        }
+        let b = *self.cur.boundary(self.tl());
+        if self.current != b.next {
+            if let Some(p) = self.current {
+                leave(self.shared, &self.shared.parts[p], &mut self.st);
+            }
+            if let Some(n) = b.next {
+                enter(self.shared, &self.shared.parts[n], &mut self.st);
+            }
+            self.current = b.next;
+            self.entered_at = deadline;
+        } else if let Some(e) = early.take() {
+            // A module schedule switch kept the partition on the core after all.
+            thaw_early(&self.shared.parts[e.part], &mut self.st);
+        }
+        // Learn from this freeze for the partition's next window (after the successor was let
+        // in: a check costs it nothing then).
+        if let Some(e) = early {
+            self.learn(&wake, e);
+        }
+        if let (Some(n), Some(w)) = (b.next, b.window) {
+            self.count_window(n, w, deadline, woke);
+        }
+        // A request posted since the last boundary: publish the pending change.
+        self.shared.schedules.poll_pending(&self.shared.parts);
+        let done = monotonic_ns();
+        self.st.switch_cost.record(done.saturating_sub(woke));
+        self.st.boundaries += 1;
+        self.advance(done);
+        true
+    }
+
+    /// Sleeps until the next boundary less the spin margin, the freeze lead and the wake guard
+    /// of the partition leaving there; `None` at the end of the run or on a stop request.
+    fn sleep(&mut self) -> Option<Wake> {
+        let shared = self.shared;
+        let deadline = self.cur.at(self.tl(), self.start);
         if shared.end.is_some_and(|end| deadline >= end) {
-            break;
+            return None;
         }
         // The partition this boundary takes off the core (as planned: a module schedule
         // switch at a frame start may still keep it), and how early to freeze it.
-        let leaving = current.filter(|&p| Some(p) != cur.boundary(tl).next);
-        let window = deadline.saturating_sub(entered_at);
+        let leaving = self
+            .current
+            .filter(|&p| Some(p) != self.cur.boundary(self.tl()).next);
+        let window = deadline.saturating_sub(self.entered_at);
         let probe = leaving.map_or(Probe::Nothing, |p| probe_of(shared, &shared.parts[p]));
         // A hint of many new tasks not taken yet (given while it did not leave).
         let take_hint = |leads: &mut [FreezeLead]| {
@@ -124,7 +248,8 @@ pub(crate) fn run_core(
                 }
             }
         };
-        take_hint(&mut leads);
+        take_hint(&mut self.leads);
+        let leads = &self.leads;
         let (mut lead, mut guard) =
             leaving.map_or((0, 0), |p| (leads[p].lead(window), leads[p].guard(window)));
         // Sleep until the deadline less the spin margin, the lead and the wake guard, or a
@@ -133,151 +258,135 @@ pub(crate) fn run_core(
         let spin_from = deadline.saturating_sub(shared.spin_margin);
         let mut wake_at = spin_from.saturating_sub(lead + guard);
         loop {
-            match sleep_until_nudged(shared, core, wake_at) {
-                Woke::Stop => break 'run,
+            match sleep_until_nudged(shared, self.core, wake_at) {
+                Woke::Stop => return None,
                 Woke::Due => break,
                 Woke::Nudged => {
-                    take_hint(&mut leads);
+                    take_hint(&mut self.leads);
                     if let Some(p) = leaving {
-                        (lead, guard) = (leads[p].lead(window), leads[p].guard(window));
+                        let l = &self.leads[p];
+                        (lead, guard) = (l.lead(window), l.guard(window));
                         wake_at = spin_from.saturating_sub(lead + guard);
                     }
                 }
             }
         }
         let first_wake = monotonic_ns();
-        st.wake_lateness.record(first_wake.saturating_sub(wake_at));
-        // Freeze the leaving partition now, before the boundary: its tasks reach the freezer
-        // in its own time (with a lead or a guard, the scheduler sleeps meanwhile, and with a
-        // lead it checks when the partition is frozen).
-        let mut early = leaving.and_then(|p| {
-            // Only if the partition does not go on running on another core at the boundary.
-            let frame = &shared.schedules.get(sched).plan;
-            let t = deadline.saturating_sub(start) % frame.major_frame.max(1);
-            if frame.runs_elsewhere_at(p, core, t) {
-                return None;
-            }
-            let measure = (probe == Probe::CpuTime).then_some(lead);
-            let request_ns = freeze_early(&shared.parts[p], measure)?;
-            Some(Early {
-                part: p,
-                lead,
-                request_ns,
-                wake_late: first_wake.saturating_sub(wake_at),
-                outcome: Outcome::Late,
-            })
-        });
-        if let Some(e) = early.as_mut() {
-            if e.lead > 0 && probe == Probe::Freezer {
-                let checks = (first_wake + e.lead / 2, first_wake + e.lead);
-                match watch_freeze(shared, &shared.parts[e.part], checks, spin_from) {
-                    Some(o) => e.outcome = o,
-                    None => break,
-                }
-            } else if !sleep_until(shared, spin_from) {
-                break;
-            }
+        self.st
+            .wake_lateness
+            .record(first_wake.saturating_sub(wake_at));
+        Some(Wake {
+            deadline,
+            leaving,
+            probe,
+            lead,
+            guard,
+            spin_from,
+            wake_at,
+            first_wake,
+        })
+    }
+
+    /// Freezes the leaving partition now, before the boundary: its tasks reach the freezer in
+    /// its own time (with a lead or a guard, the scheduler sleeps meanwhile, and with a lead it
+    /// checks when the partition is frozen).
+    fn freeze_early(&self, wake: &Wake) -> Option<Early> {
+        let p = wake.leaving?;
+        // Only if the partition does not go on running on another core at the boundary.
+        let frame = &self.shared.schedules.get(self.sched).plan;
+        let t = wake.deadline.saturating_sub(self.start) % frame.major_frame.max(1);
+        if frame.runs_elsewhere_at(p, self.core, t) {
+            return None;
         }
-        // The last stretch is spun: timer and wake-up latency are absorbed by the margin.
-        let mut woke = monotonic_ns();
-        while woke < deadline {
-            std::hint::spin_loop();
-            woke = monotonic_ns();
+        let measure = (wake.probe == Probe::CpuTime).then_some(wake.lead);
+        let request_ns = freeze_early(&self.shared.parts[p], measure)?;
+        Some(Early {
+            part: p,
+            lead: wake.lead,
+            request_ns,
+            wake_late: wake.first_wake.saturating_sub(wake.wake_at),
+            outcome: Outcome::Late,
+        })
+    }
+
+    /// A frame start: the module may switch schedules here (every core alike).
+    fn frame_start(&mut self, deadline: u64) {
+        let shared = self.shared;
+        if let Some(to) =
+            shared
+                .schedules
+                .at_frame_start(&shared.parts, &shared.work, self.sched, deadline)
+        {
+            self.sched = to;
+            self.start = deadline;
+            self.cur = self.tl().cursor();
         }
-        st.lateness.record(woke.saturating_sub(deadline));
-        if cur.index == 0 {
-            // A frame start: the module may switch schedules here (every core alike).
-            if let Some(to) =
-                shared
-                    .schedules
-                    .at_frame_start(&shared.parts, &shared.work, sched, deadline)
-            {
-                sched = to;
-                start = deadline;
-                tl = &tls[sched];
-                cur = tl.cursor();
-            }
+    }
+
+    /// Adjusts the freeze lead of a partition frozen early from what the freeze showed.
+    fn learn(&mut self, wake: &Wake, e: Early) {
+        if wake.lead + wake.guard > 0 {
+            let fa = &mut self.st.freeze_ahead[e.part];
+            *fa = (fa.0.max(wake.lead + wake.guard), fa.1 + 1);
         }
-        let b = *cur.boundary(tl);
-        if current != b.next {
-            if let Some(p) = current {
-                leave(shared, &shared.parts[p], &mut st);
+        let l = &mut self.leads[e.part];
+        l.note_wake(e.wake_late, self.shared.spin_margin);
+        let p = &self.shared.parts[e.part];
+        if wake.probe == Probe::CpuTime {
+            // What its previous early stop cost (measured when it entered since).
+            let cost = p.state.lock().expect("partition state").stop_cost.take();
+            if let Some(c) = cost {
+                l.after_stop(c);
             }
-            if let Some(n) = b.next {
-                enter(shared, &shared.parts[n], &mut st);
-            }
-            current = b.next;
-            entered_at = deadline;
-        } else if let Some(e) = early.take() {
-            // A module schedule switch kept the partition on the core after all.
-            thaw_early(&shared.parts[e.part], &mut st);
+        } else if e.lead > 0 {
+            l.after_lead(e.outcome);
+        } else {
+            let checked = l.check_due(e.request_ns).then(|| is_frozen(p));
+            l.after_lazy(checked, e.request_ns);
         }
-        // Learn from this freeze for the partition's next window (after the successor was let
-        // in: a check costs it nothing then).
-        if let Some(e) = early {
-            if lead + guard > 0 {
-                let fa = &mut st.freeze_ahead[e.part];
-                *fa = (fa.0.max(lead + guard), fa.1 + 1);
-            }
-            let l = &mut leads[e.part];
-            l.note_wake(e.wake_late, shared.spin_margin);
-            let p = &shared.parts[e.part];
-            if probe == Probe::CpuTime {
-                // What its previous early stop cost (measured when it entered since).
-                let cost = p.state.lock().expect("partition state").stop_cost.take();
-                if let Some(c) = cost {
-                    l.after_stop(c);
-                }
-            } else if e.lead > 0 {
-                l.after_lead(e.outcome);
-            } else {
-                let checked = l.check_due(e.request_ns).then(|| is_frozen(p));
-                l.after_lazy(checked, e.request_ns);
-            }
+    }
+
+    /// Counts window `w` of partition `n` starting at `deadline` (handled at `woke`).
+    fn count_window(&mut self, n: usize, w: usize, deadline: u64, woke: u64) {
+        let shared = self.shared;
+        let mut d = shared.parts[n].state.lock().expect("partition state");
+        if d.life == Life::Live {
+            d.windows += 1;
         }
-        if let (Some(n), Some(w)) = (b.next, b.window) {
-            let mut d = shared.parts[n].state.lock().expect("partition state");
-            if d.life == Life::Live {
-                d.windows += 1;
-            }
-            drop(d);
-            st.windows += 1;
-            if st.trace.len() < shared.trace_limit {
-                let spec = shared.schedules.get(sched);
-                st.trace.push(WindowStart {
-                    core,
-                    schedule: crate::msched::schedule_id(spec),
-                    frame: cur.frame,
-                    window: spec.plan.windows[w].id,
-                    partition: n,
-                    planned_ns: deadline - shared.epoch,
-                    actual_ns: woke.saturating_sub(shared.epoch),
-                });
-            } else {
-                st.trace_dropped += 1;
-            }
+        drop(d);
+        self.st.windows += 1;
+        if self.st.trace.len() < shared.trace_limit {
+            let spec = shared.schedules.get(self.sched);
+            self.st.trace.push(WindowStart {
+                core: self.core,
+                schedule: crate::msched::schedule_id(spec),
+                frame: self.cur.frame,
+                window: spec.plan.windows[w].id,
+                partition: n,
+                planned_ns: deadline - shared.epoch,
+                actual_ns: woke.saturating_sub(shared.epoch),
+            });
+        } else {
+            self.st.trace_dropped += 1;
         }
-        // A request posted since the last boundary: publish the pending change.
-        shared.schedules.poll_pending(&shared.parts);
-        let done = monotonic_ns();
-        st.switch_cost.record(done.saturating_sub(woke));
-        st.boundaries += 1;
-        let next = cur.next(tl);
-        if next.at(tl, start) <= done {
-            // Never past a frame start (a possible schedule switch).
-            let inf = cur.catch_up(tl, start, done);
+    }
+
+    /// Moves to the boundary after the one handled at `done`, or to the one in force when
+    /// later ones have passed meanwhile (never past a frame start: a possible schedule
+    /// switch), counting those skipped.
+    fn advance(&mut self, done: u64) {
+        let tl = &self.tls[self.sched];
+        let next = self.cur.next(tl);
+        if next.at(tl, self.start) <= done {
+            let inf = self.cur.catch_up(tl, self.start, done);
             let len = tl.boundaries.len() as u64;
             let pos = |c: BoundaryCursor| c.frame * len + c.index as u64;
-            st.missed += pos(inf).saturating_sub(pos(cur));
-            cur = inf;
+            self.st.missed += pos(inf).saturating_sub(pos(self.cur));
+            self.cur = inf;
         } else {
-            cur = next;
+            self.cur = next;
         }
     }
-    if let Some(p) = current {
-        leave(shared, &shared.parts[p], &mut st);
-    }
-    st
 }
 
 fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {

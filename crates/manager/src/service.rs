@@ -60,7 +60,8 @@ fn serve(index: usize, all: Vec<Weak<Partition>>, hm: Arc<Hm>, events: EventSink
         let c = p.control();
         let raise_seen = c.raise_request.load(Ordering::Acquire);
         let mbox_seen = c.mbox.state.load(Ordering::Acquire);
-        let forged = crate::raise::serve_pending(&p, &mut tids);
+        let pid = || p.state.lock().map(|s| s.pid).unwrap_or(0);
+        let forged = crate::raise::serve_pending(c, pid, &mut tids);
         if forged.is_some() || mbox_seen == POSTED {
             // Every partition, for the services that read or act on another one.
             let parts: Option<Vec<Arc<Partition>>> = all.iter().map(Weak::upgrade).collect();

@@ -1,443 +1,307 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! [`run`]: set-up, supervision and clean shutdown of a module.
+//! [`run`]: a module run from start to report: set-up ([`crate::run::Run`], whose drop tears
+//! everything down), supervision (the loop that watches the partitions and carries out what
+//! they and the health monitor ask for), and the report.
 
-use crate::backend::Backend;
 use crate::hm::logbook::Detection;
 use crate::hm::table::{Origin, SystemState};
 use crate::hm::{self, start_condition, Detected, Hm};
-use crate::host::HostInfo;
+use crate::isolation::PriorityWatch;
 use crate::msched::Schedules;
-use crate::output::{hm_line, Output, Sinks};
+use crate::output::{hm_line, Output};
 use crate::partition::{Life, Partition};
 use crate::report::{CoreReport, PartitionReport, RunReport};
-use crate::scheduler::{run_core, CoreStats, Shared};
+use crate::run::{signal, Run};
+use crate::scheduler::CoreStats;
 use crate::{ManagerError, RunOptions};
 use partita_config::CompiledPlan;
-use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind};
 use partita_sys::control::mode;
-use partita_sys::guard::{Guard, GuardPlan};
-use partita_sys::spawn::Namespaces;
 use partita_sys::time::monotonic_ns;
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
-use start_condition::{NORMAL_START, PARTITION_RESTART};
+use start_condition::PARTITION_RESTART;
 
 /// Runs `plan` until `opts.duration` elapses, a handled signal arrives, or `opts.stop` is set.
 /// Every process, cgroup and shared-memory object it creates is gone when it returns (and a
 /// guard process removes them if the manager itself dies).
 pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerError> {
     plan.check_consistency()?;
-    let plan = &Arc::new(plan.clone());
-    let host = HostInfo::detect();
-    let backend = Backend::resolve(opts.backend, &host)?;
-    let mut notes = Vec::new();
-    let rt = opts.realtime && host.fifo;
-    if opts.realtime && !host.fifo {
-        notes.push(format!(
-            "real-time priorities unavailable ({}); windows are still enforced but timing is best effort",
-            host.fifo_error.as_deref().unwrap_or("unknown")
-        ));
-    }
-    if !host.root {
-        notes.push("not root: no cgroups (no memory limit, no cpuset, no CPU accounting); the signals backend stops only the partition's main process".into());
-    }
-    if backend == Backend::FreezerV2 && !host.cgroup_v2_favordynmods {
-        notes.push(format!(
-            "freezer-v2: cgroup2 ({}) is mounted without favordynmods: while any cgroup change on the host (a partition restart moving its new process into its cgroups, another run starting) waits for an RCU grace period under the kernel's cgroup lock, every freeze and thaw waits too, and boundaries start that late (~5 ms measured); `mount -o remount,favordynmods` on it removes the wait, or use freezer-v1 (CAVEATS.md)",
-            host.mounts
-                .v2
-                .as_ref()
-                .map_or_else(|| "?".into(), |p| p.display().to_string())
-        ));
-    }
-    if let Some((runtime, period)) = host.rt_throttle {
-        if runtime >= 0 && runtime < period {
-            notes.push(format!(
-                "real-time throttling is on ({runtime}/{period} us) and left unchanged; keep at least {:.0}% of every core idle (partita check warns)",
-                100.0 * (period - runtime) as f64 / period as f64
-            ));
-        }
-    }
-    if opts.handle_signals {
-        partita_sys::proc::block_signals(&[libc_sig::SIGINT, libc_sig::SIGTERM, libc_sig::SIGPWR])?;
-    }
-    if rt {
-        if let Err(e) = partita_sys::sched::lock_memory() {
-            notes.push(format!("could not lock the manager's memory: {e}"));
-        }
-    }
+    let mut run = Run::set_up(Arc::new(plan.clone()), opts)?;
+    let epoch = run.start()?;
+    let mut supervision = Supervision::new(&run, epoch);
+    supervision.supervise(&mut run);
 
-    let run_dir = format!(
-        "partita/{}-{}",
-        partita_sys::sched::getpid(),
-        monotonic_ns() / 1000
-    );
-    if host.root {
-        notes.extend(crate::stale::sweep(&host, &run_dir));
-    }
-    // Partition uids of this run, distinct from those of any other module running now.
-    let (uid_block, uid_note) = crate::corelock::acquire_uid_block();
-    notes.extend(uid_note);
-    if uid_block.block != 0 {
-        notes.push(format!(
-            "another module holds partition id block 0: this run's partitions use uids from {}",
-            partita_sys::isolation::partition_uid(0)
-        ));
-    }
-    let mut parts: Vec<Arc<Partition>> = Vec::new();
-    let mut sentinel: Option<(Cgroup, Freezer)> = None;
-    // Channel memory for the whole run, and the pseudo-partition bridge.
-    let mut bridge = None;
-    let mut channels = None;
-    let setup = (|| -> Result<(), ManagerError> {
-        for i in 0..plan.partitions.len() {
-            parts.push(Arc::new(Partition::prepare(
-                plan, i, &host, backend, &run_dir,
-            )?));
-        }
-        // One scheduler wake-up word per CPU, for the creation threads' hints.
-        let cpus = parts
-            .iter()
-            .flat_map(|p| p.cpus.iter().copied())
-            .chain(0..host.cpus)
-            .max()
-            .map_or(0, |c| c as usize + 1);
-        let words: Arc<[AtomicU32]> = (0..cpus).map(|_| AtomicU32::new(0)).collect();
-        for p in &parts {
-            let _ = p.nudge.set(words.clone());
-        }
-        if let Some(ch) = crate::ports::create(plan)? {
-            for p in &parts {
-                let _ = p.channels.set(ch.clone());
-            }
-            bridge = crate::bridge::Bridge::open(&ch)?;
-            channels = Some(ch);
-        }
-        if backend == Backend::FreezerV1 {
-            // Keep one cgroup frozen for the whole run: the kernel then leaves its freezer
-            // static key enabled, and each freeze/thaw of a partition costs ~18 us instead of
-            // ~90 us of code patching.
-            let root = host.mounts.freezer.as_ref().expect("v1 freezer");
-            let g = Cgroup::create(root.join(&run_dir).join("sentinel"))?;
-            let f = Freezer::open(&g, FreezerKind::V1)?;
-            f.freeze()?;
-            sentinel = Some((g, f));
-        }
-        Ok(())
-    })();
-    // The guard knows every directory that may exist, deepest first.
-    let guard_plan = guard_plan(&host, &parts, &run_dir, backend);
-    let cleanup_dirs = |parts: &[Arc<Partition>], sentinel: &Option<(Cgroup, Freezer)>| {
-        let mut left = Vec::new();
-        for p in parts {
-            left.extend(p.remove_groups());
-        }
-        if let Some((g, f)) = sentinel {
-            let _ = f.thaw();
-            if let Err(e) = g.remove() {
-                left.push(e.to_string());
-            }
-        }
-        for d in run_dirs(&host, &run_dir) {
-            if std::fs::remove_dir(&d).is_err() && d.exists() {
-                // Another run may share the `partita` parent: only our own run dir matters.
-                if d.ends_with(run_dir.rsplit('/').next().unwrap_or_default()) {
-                    left.push(format!("could not remove {}", d.display()));
-                }
-            }
-        }
-        left
-    };
-    if let Err(e) = setup {
-        cleanup_dirs(&parts, &sentinel);
-        return Err(e);
-    }
-    let guard = match Guard::start(&guard_plan) {
-        Ok(g) => Some(g),
-        Err(e) => {
-            notes.push(format!("no clean-up guard: {e}"));
-            None
-        }
-    };
-
-    let sinks = make_sinks(plan, opts)?;
-    let epoch_cell = Arc::new(AtomicU64::new(monotonic_ns()));
-    let hm = match Hm::new(
-        plan.hm.clone(),
-        &plan.module_name,
-        run_dir.rsplit('/').next().unwrap_or_default(),
-        parts.len(),
-        epoch_cell.clone(),
-        opts.hm_log.as_deref(),
-    ) {
-        Ok(h) => Arc::new(h),
-        Err(e) => {
-            cleanup_dirs(&parts, &sentinel);
-            if let Some(g) = guard {
-                g.finish();
-            }
-            return Err(ManagerError::Log {
-                path: opts.hm_log.clone().unwrap_or_default(),
-                source: e,
-            });
-        }
-    };
-    let output = Output::start(parts.clone(), sinks, epoch_cell.clone(), hm.clone())?;
-    // Each partition's service thread (extension mailbox, raise broker).
-    crate::service::start(&parts, &hm, &output.events(), rt);
-
-    // Spawn every partition, held before execve.
-    let mut namespaces = if opts.namespaces && host.root {
-        Namespaces::all()
-    } else {
-        if opts.namespaces {
-            notes.push("namespaces need root; partitions share the host's".into());
-        }
-        Namespaces::default()
-    };
-    let schedules = Arc::new(Schedules::new(plan));
-    let mut spawn_err = None;
-    for p in &parts {
-        p.fill_control(0, NORMAL_START, 0, rt, backend);
-        schedules.publish_to(p);
-        match p.spawn(
-            backend,
-            &mut namespaces,
-            &mut notes,
-            &opts.env,
-            opts.seccomp,
-        ) {
-            Ok(pipes) => {
-                output.add(p.index, pipes);
-                crate::creation::start(p, rt);
-            }
-            Err(e) => {
-                spawn_err = Some(e);
-                break;
-            }
-        }
-    }
-    if let Some(e) = spawn_err {
-        for p in &parts {
-            p.signal_kill();
-        }
-        let deadline = monotonic_ns() + 5_000_000_000;
-        for p in &parts {
-            p.reap(deadline);
-        }
-        output.finish();
-        cleanup_dirs(&parts, &sentinel);
-        if let Some(g) = guard {
-            g.finish();
-        }
-        return Err(e);
-    }
-
-    // The epoch: far enough ahead for every scheduler thread to be asleep before it.
-    let epoch = (monotonic_ns() + 20_000_000).div_ceil(1_000_000) * 1_000_000;
-    epoch_cell.store(epoch, Ordering::Relaxed);
-    for p in &parts {
-        p.control().epoch_ns.store(epoch, Ordering::Release);
-    }
-    hm.set_started();
-    schedules.start(epoch);
-    let end = opts.duration.map(|d| epoch + d.as_nanos() as u64);
-    let mut power_fail_at = opts.power_fail_at.map(|d| epoch + d.as_nanos() as u64);
-    let mut module_resets = 0u32;
-    let bridge = match bridge.map(|b| b.start(epoch)).transpose() {
-        Ok(b) => b,
-        Err(e) => {
-            notes.push(format!("pseudo-partitions not bridged: {e}"));
-            None
-        }
-    };
-    let nudge = parts
-        .first()
-        .and_then(|p| p.nudge.get().cloned())
-        .unwrap_or_else(|| Arc::from(Vec::new()));
-    let shared = Arc::new(Shared {
-        parts: parts.clone(),
-        nudge,
-        stop: AtomicU32::new(0),
-        work: AtomicU32::new(0),
-        epoch,
-        end,
-        tolerance: opts.overrun_tolerance.as_nanos() as u64,
-        cpu_accounting: true,
-        spin_margin: if rt {
-            opts.spin_margin.as_nanos() as u64
-        } else {
-            0
-        },
-        schedules: schedules.clone(),
-        trace_limit: opts.window_trace,
-    });
-    // rtfix: another module on one of these CPUs breaks time partitioning (crate::corelock).
-    let (_core_locks, busy) = crate::corelock::acquire(&schedules.cores);
-    for n in &busy {
-        output.event(&format!("warning: {n}"));
-    }
-    notes.extend(busy);
-    output.event(&format!(
-        "module {} started: backend {backend}, {} partitions, major frame {} ms",
-        plan.module_name,
-        parts.len(),
-        plan.major_frame() as f64 / 1e6
-    ));
-    let mut threads = Vec::new();
-    let initial = schedules.current();
-    for &core in &schedules.cores {
-        let tls = schedules.timelines(core);
-        let sh = shared.clone();
-        let t = std::thread::Builder::new()
-            .name(format!("partita-core{core}"))
-            .spawn(move || run_core(&sh, core, tls, initial, rt))
-            .map_err(|e| partita_sys::SysError::io("spawn scheduler thread", e))?;
-        threads.push(t);
-    }
-
-    // Supervise.
-    let mut interrupted = false;
-    let mut watch = crate::isolation::PriorityWatch::new(&parts, rt);
-    let mut seen_work = 0;
-    let mut seen_hm_work = 0;
-    let mut oom: Vec<Option<OomSeen>> = vec![None; parts.len()];
-    let mut task_hits: Vec<TaskHits> = vec![TaskHits::default(); parts.len()];
-    loop {
-        if let Some(s) = &opts.stop {
-            if s.load(Ordering::Acquire) {
-                interrupted = true;
-                break;
-            }
-        }
-        if end.is_some_and(|e| monotonic_ns() >= e) || threads.iter().all(|t| t.is_finished()) {
-            break;
-        }
-        let mut power_fail = power_fail_at.is_some_and(|t| monotonic_ns() >= t);
-        if opts.handle_signals {
-            match partita_sys::proc::wait_signal(
-                &[libc_sig::SIGINT, libc_sig::SIGTERM, libc_sig::SIGPWR],
-                10_000_000,
-            ) {
-                Some(libc_sig::SIGPWR) => power_fail = true,
-                Some(_) => {
-                    interrupted = true;
-                    break;
-                }
-                None => {}
-            }
-        } else {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        if power_fail {
-            power_fail_at = None;
-            let rec = hm.raise(
-                &parts,
-                Detected {
-                    partition: None,
-                    process: None,
-                    state: SystemState::Os,
-                    code: partita_config::model::ErrorCode::PowerFail,
-                    origin: Origin::Module,
-                    detection: Detection::PowerFail,
-                    message: "simulated power failure".into(),
-                },
-            );
-            if let Some(rec) = rec {
-                output.event(&hm_line(&rec));
-            }
-        }
-        reap(&parts, &output, &hm, &mut oom);
-        watch_memory(&parts, &output, &hm, &mut oom);
-        watch_tasks(&parts, &output, &hm, &mut task_hits);
-        watch.check(&parts, &output);
-        if hm.shutdown_requested() {
-            output.event(&format!(
-                "module {}: health monitor SHUTDOWN",
-                plan.module_name
-            ));
-            break;
-        }
-        if hm.take_reset() {
-            module_resets += 1;
-            output.event(&format!(
-                "module {}: health monitor RESET: every partition restarts (COLD_START) at its next window",
-                plan.module_name
-            ));
-            for p in &parts {
-                let mut d = p.state.lock().expect("partition state");
-                d.life = Life::RestartPending(mode::COLD_START);
-                d.hm_restart = Some(start_condition::HM_MODULE_RESTART);
-            }
-            hm.work.fetch_add(1, Ordering::AcqRel);
-        }
-        let w = shared.work.load(Ordering::Acquire);
-        let hw = hm.work.load(Ordering::Acquire);
-        if w != seen_work || hw != seen_hm_work {
-            seen_work = w;
-            seen_hm_work = hw;
-            for s in schedules.take_unlogged() {
-                output.event(&Schedules::describe(&s));
-            }
-            carry_out_mode_changes(
-                &parts,
-                backend,
-                &mut namespaces,
-                &mut notes,
-                opts,
-                &output,
-                epoch,
-                rt,
-                &schedules,
-            );
-        }
-    }
-    shared.stop.store(1, Ordering::Release);
-    partita_sys::futex::wake(&shared.stop, u32::MAX, false);
-    let stats: Vec<CoreStats> = threads.into_iter().filter_map(|t| t.join().ok()).collect();
+    let (stats, spin_margin_ns) = run.stop_scheduler();
     let ran_ns = monotonic_ns().saturating_sub(epoch);
-    for s in schedules.take_unlogged() {
-        output.event(&Schedules::describe(&s));
-    }
-    reap(&parts, &output, &hm, &mut oom);
-    // Kill everything first, then wait: see `Partition::signal_kill`.
-    for p in &parts {
-        p.signal_kill();
-    }
-    let deadline = monotonic_ns() + 5_000_000_000;
-    for p in &parts {
-        if !p.reap(deadline) {
-            notes.push(format!(
-                "partition {} did not die within 5 s of SIGKILL",
-                p.spec().name
-            ));
+    supervision.log_switches(&run);
+    supervision.reap(&run);
+    let died_late = run.kill_partitions();
+    run.notes.extend(died_late);
+    for p in &run.parts {
+        for e in p.limit_events() {
+            run.output().event(&e);
         }
     }
-    crate::isolation::log_limit_events(&parts, &output);
-    output.event(&format!(
+    run.output().event(&format!(
         "module {} stopped after {:.3} s{}",
-        plan.module_name,
+        run.plan.module_name,
         ran_ns as f64 / 1e9,
-        if interrupted { " (interrupted)" } else { "" }
+        if supervision.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
     ));
-    output.finish();
-    if let Some(b) = bridge {
-        notes.extend(b.stop());
-    }
-    let leftovers = cleanup_dirs(&parts, &sentinel);
-    if let Some(g) = guard {
-        g.finish();
+    let leftovers = run.release();
+    Ok(report(
+        &mut run,
+        stats,
+        Ended {
+            ran_ns,
+            spin_margin_ns,
+            interrupted: supervision.interrupted,
+            module_resets: supervision.module_resets,
+            leftovers,
+        },
+    ))
+}
+
+/// The supervisor's state while the module runs.
+struct Supervision {
+    epoch: u64,
+    /// When the run ends (`RunOptions::duration`).
+    end: Option<u64>,
+    /// When to simulate a power failure (`RunOptions::power_fail_at`), until it happened.
+    power_fail_at: Option<u64>,
+    /// Stopped by a signal or `RunOptions::stop`.
+    interrupted: bool,
+    /// Health-monitor module resets carried out.
+    module_resets: u32,
+    priorities: PriorityWatch,
+    /// The scheduler's and the health monitor's work counters last handled.
+    seen_work: (u32, u32),
+    oom: Vec<Option<OomSeen>>,
+    task_hits: Vec<TaskHits>,
+}
+
+impl Supervision {
+    fn new(run: &Run, epoch: u64) -> Supervision {
+        let n = run.parts.len();
+        let at = |d: std::time::Duration| epoch + d.as_nanos() as u64;
+        Supervision {
+            epoch,
+            end: run.opts.duration.map(at),
+            power_fail_at: run.opts.power_fail_at.map(at),
+            interrupted: false,
+            module_resets: 0,
+            priorities: PriorityWatch::new(n, run.rt),
+            seen_work: (0, 0),
+            oom: vec![None; n],
+            task_hits: vec![TaskHits::default(); n],
+        }
     }
 
-    let mut cores = Vec::new();
+    /// Watches the module every 10 ms until it is to stop.
+    fn supervise(&mut self, run: &mut Run) {
+        loop {
+            if run
+                .opts
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Acquire))
+            {
+                self.interrupted = true;
+                return;
+            }
+            if self.end.is_some_and(|e| monotonic_ns() >= e) || run.schedulers_finished() {
+                return;
+            }
+            let power_fail = self.wait(run.opts);
+            if self.interrupted {
+                return;
+            }
+            if power_fail {
+                self.power_fail(run);
+            }
+            self.reap(run);
+            watch_memory(&run.parts, run.output(), &run.hm, &mut self.oom);
+            watch_tasks(&run.parts, run.output(), &run.hm, &mut self.task_hits);
+            for p in &run.parts {
+                let name = &p.spec().name;
+                if let Some(e) = self.priorities.check(p.index, name, p.membership.as_ref()) {
+                    run.output().event(&e);
+                }
+            }
+            if run.hm.shutdown_requested() {
+                run.output().event(&format!(
+                    "module {}: health monitor SHUTDOWN",
+                    run.plan.module_name
+                ));
+                return;
+            }
+            if run.hm.take_reset() {
+                self.module_reset(run);
+            }
+            self.carry_out_work(run);
+        }
+    }
+
+    /// Waits 10 ms, for a handled signal when signals are handled; returns whether a power
+    /// failure is due (SIGPWR or `power_fail_at`). SIGINT and SIGTERM interrupt the run.
+    fn wait(&mut self, opts: &RunOptions) -> bool {
+        let mut power_fail = self.power_fail_at.is_some_and(|t| monotonic_ns() >= t);
+        if !opts.handle_signals {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            return power_fail;
+        }
+        match partita_sys::proc::wait_signal(
+            &[signal::SIGINT, signal::SIGTERM, signal::SIGPWR],
+            10_000_000,
+        ) {
+            Some(signal::SIGPWR) => power_fail = true,
+            Some(_) => self.interrupted = true,
+            None => {}
+        }
+        power_fail
+    }
+
+    /// A (simulated) power failure: POWER_FAIL to the health monitor.
+    fn power_fail(&mut self, run: &Run) {
+        self.power_fail_at = None;
+        let rec = run.hm.raise(
+            &run.parts,
+            Detected {
+                partition: None,
+                process: None,
+                state: SystemState::Os,
+                code: partita_config::model::ErrorCode::PowerFail,
+                origin: Origin::Module,
+                detection: Detection::PowerFail,
+                message: "simulated power failure".into(),
+            },
+        );
+        if let Some(rec) = rec {
+            run.output().event(&hm_line(&rec));
+        }
+    }
+
+    /// A health-monitor module RESET: every partition restarts at its next window.
+    fn module_reset(&mut self, run: &Run) {
+        self.module_resets += 1;
+        run.output().event(&format!(
+            "module {}: health monitor RESET: every partition restarts (COLD_START) at its next window",
+            run.plan.module_name
+        ));
+        for p in &run.parts {
+            let mut d = p.state.lock().expect("partition state");
+            d.life = Life::RestartPending(mode::COLD_START);
+            d.hm_restart = Some(start_condition::HM_MODULE_RESTART);
+        }
+        run.hm.work.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// When the scheduler or the health monitor has new work: logs schedule switches and
+    /// carries out the restarts and IDLE modes they asked for.
+    fn carry_out_work(&mut self, run: &mut Run) {
+        let work = (
+            run.scheduler().work.load(Ordering::Acquire),
+            run.hm.work.load(Ordering::Acquire),
+        );
+        if work == self.seen_work {
+            return;
+        }
+        self.seen_work = work;
+        self.log_switches(run);
+        carry_out_mode_changes(run, self.epoch);
+    }
+
+    /// Logs the schedule switches not logged yet.
+    fn log_switches(&self, run: &Run) {
+        for s in run.schedules.take_unlogged() {
+            run.output().event(&Schedules::describe(&s));
+        }
+    }
+
+    /// Reaps the partitions that ended on their own ([`reap`]).
+    fn reap(&mut self, run: &Run) {
+        reap(&run.parts, run.output(), &run.hm, &mut self.oom);
+    }
+}
+
+/// How the run ended, for the report.
+struct Ended {
+    ran_ns: u64,
+    spin_margin_ns: u64,
+    interrupted: bool,
+    module_resets: u32,
+    leftovers: Vec<String>,
+}
+
+/// The run report of an ended run.
+fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
+    let summary = core_reports(stats, &mut run.notes);
+    let partitions = run
+        .parts
+        .iter()
+        .map(|p| {
+            let ahead = summary.ahead.get(p.index).copied().unwrap_or_default();
+            partition_report(p, &run.hm, ahead)
+        })
+        .collect();
+    let hm = run
+        .hm
+        .report(run.opts.hm_log.as_deref(), ended.module_resets);
+    let (schedule_switches, schedule_requests_rejected, final_schedule) = run.schedules.summary();
+    // Per-channel traffic, read after every partition has stopped.
+    let names: Vec<String> = run.parts.iter().map(|p| p.spec().name.clone()).collect();
+    let channels = run
+        .channels
+        .as_ref()
+        .map(|c| crate::traffic::collect(c, &names))
+        .unwrap_or_default();
+    RunReport {
+        module: run.plan.module_name.clone(),
+        backend: run.backend,
+        host: run.host.clone(),
+        namespaces: run.namespaces.describe(),
+        realtime: run.rt,
+        notes: std::mem::take(&mut run.notes),
+        major_frame_ns: run.plan.major_frame(),
+        spin_margin_ns: ended.spin_margin_ns,
+        ran_ns: ended.ran_ns,
+        interrupted: ended.interrupted,
+        cores: summary.cores,
+        partitions,
+        leftovers: ended.leftovers,
+        hm,
+        schedule_switches,
+        schedule_requests_rejected,
+        final_schedule,
+        window_trace: summary.window_trace,
+        window_trace_dropped: summary.window_trace_dropped,
+        channels,
+    }
+}
+
+/// What the scheduler threads measured, for the report.
+struct CoreSummary {
+    /// Per core.
+    cores: Vec<CoreReport>,
+    /// The window starts of every core, in time order.
+    window_trace: Vec<crate::msched::WindowStart>,
+    /// Window starts left out of it.
+    window_trace_dropped: u64,
+    /// Per partition: the largest freeze lead and the number of boundaries frozen ahead.
+    ahead: Vec<(u64, u64)>,
+}
+
+/// Sums up the scheduler threads' measurements; a thread without SCHED_FIFO adds a note.
+fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<String>) -> CoreSummary {
     let mut window_trace = Vec::new();
     let mut window_trace_dropped = 0;
-    let mut stats = stats;
-    let mut ahead = vec![(0u64, 0u64); parts.len()];
+    let parts = stats.first().map_or(0, |s| s.freeze_ahead.len());
+    let mut ahead = vec![(0u64, 0u64); parts];
     for s in &mut stats {
         window_trace.append(&mut s.trace);
         window_trace_dropped += s.trace_dropped;
@@ -446,7 +310,7 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
         }
     }
     window_trace.sort_by_key(|w| (w.planned_ns, w.core));
-    let (schedule_switches, schedule_requests_rejected, final_schedule) = schedules.summary();
+    let mut cores = Vec::new();
     for s in stats {
         if let Some(e) = &s.realtime {
             notes.push(format!(
@@ -465,73 +329,42 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
             errors: s.errors,
         });
     }
-    let partitions = parts
-        .iter()
-        .map(|p| {
-            let d = p.state.lock().expect("partition state");
-            let o = *p.output.lock().expect("counters");
-            let m = match d.life {
-                Life::Idle | Life::Dead => mode::IDLE,
-                _ => p.control().mode.load(Ordering::Acquire),
-            };
-            let hm_events = hm.events_of(p.index);
-            PartitionReport {
-                name: p.spec().name.clone(),
-                id: p.id(),
-                windows: d.windows,
-                overruns: d.overruns,
-                overrun: d.overrun.summary(),
-                frozen_ahead_windows: ahead[p.index].1,
-                frozen_ahead_max_ns: ahead[p.index].0,
-                mode: mode_name(m).into(),
-                restarts: d.restarts,
-                exit: d.exit.clone(),
-                exec_error: d.exec_error.clone(),
-                output_lines: o.lines,
-                output_bytes: o.bytes,
-                split_lines: o.split_lines,
-                application_messages: o.reports,
-                bad_reports: o.bad_reports,
-                hm_events,
-            }
-        })
-        .collect();
-    let hm_report = hm.report(opts.hm_log.as_deref(), module_resets);
-    // Per-channel traffic, read after every partition has stopped.
-    let names: Vec<String> = parts.iter().map(|p| p.spec().name.clone()).collect();
-    let channels = channels
-        .map(|c| crate::traffic::collect(&c, &names))
-        .unwrap_or_default();
-    Ok(RunReport {
-        module: plan.module_name.clone(),
-        backend,
-        host,
-        namespaces: namespaces.describe(),
-        realtime: rt,
-        notes,
-        major_frame_ns: plan.major_frame(),
-        spin_margin_ns: shared.spin_margin,
-        ran_ns,
-        interrupted,
+    CoreSummary {
         cores,
-        partitions,
-        leftovers,
-        hm: hm_report,
-        schedule_switches,
-        schedule_requests_rejected,
-        final_schedule,
         window_trace,
         window_trace_dropped,
-        channels,
-    })
+        ahead,
+    }
 }
 
-/// Signal numbers (kept here so the manager needs no libc dependency).
-mod libc_sig {
-    pub const SIGINT: i32 = 2;
-    pub const SIGTERM: i32 = 15;
-    /// Simulated power failure.
-    pub const SIGPWR: i32 = 30;
+/// One partition's part of the report; `ahead` is (largest freeze lead, boundaries frozen
+/// ahead).
+fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionReport {
+    let d = p.state.lock().expect("partition state");
+    let o = *p.output.lock().expect("counters");
+    let m = match d.life {
+        Life::Idle | Life::Dead => mode::IDLE,
+        _ => p.control().mode.load(Ordering::Acquire),
+    };
+    PartitionReport {
+        name: p.spec().name.clone(),
+        id: p.id(),
+        windows: d.windows,
+        overruns: d.overruns,
+        overrun: d.overrun.summary(),
+        frozen_ahead_windows: ahead.1,
+        frozen_ahead_max_ns: ahead.0,
+        mode: mode_name(m).into(),
+        restarts: d.restarts,
+        exit: d.exit.clone(),
+        exec_error: d.exec_error.clone(),
+        output_lines: o.lines,
+        output_bytes: o.bytes,
+        split_lines: o.split_lines,
+        application_messages: o.reports,
+        bad_reports: o.bad_reports,
+        hm_events: hm.events_of(p.index),
+    }
 }
 
 fn mode_name(m: u32) -> &'static str {
@@ -560,7 +393,7 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                     d.life = Life::Dead;
                     d.exit = Some(how.to_string());
                     drop(d);
-                    let error = crate::isolation::death_error(how, crate::isolation::oom_kills(p))
+                    let error = crate::isolation::death_error(how, p.oom_kills())
                         .map(|e| format!(": {e}"))
                         .unwrap_or_default();
                     output.event(&format!("partition {} {how}{error}", p.spec().name));
@@ -684,7 +517,7 @@ fn watch_tasks(parts: &[Arc<Partition>], output: &Output, hm: &Hm, seen: &mut [T
     const EVERY_NS: u64 = 1_000_000_000;
     let now = monotonic_ns();
     for p in parts {
-        let Some(hits) = crate::isolation::task_limit_hits(p) else {
+        let Some(hits) = p.task_limit_hits() else {
             continue;
         };
         let s = &mut seen[p.index];
@@ -722,164 +555,66 @@ fn watch_tasks(parts: &[Arc<Partition>], output: &Output, hm: &Hm, seen: &mut [T
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn carry_out_mode_changes(
-    parts: &[Arc<Partition>],
-    backend: Backend,
-    namespaces: &mut Namespaces,
-    notes: &mut Vec<String>,
-    opts: &RunOptions,
-    output: &Output,
-    epoch: u64,
-    rt: bool,
-    schedules: &Schedules,
-) {
-    for p in parts {
-        let life = p.state.lock().expect("partition state").life;
+/// Carries out what partitions asked for: IDLE (the process is killed) and restarts (a new
+/// incarnation, released at once when inside its window unless the health monitor decided
+/// the restart, which waits for its next window).
+fn carry_out_mode_changes(run: &mut Run, epoch: u64) {
+    for p in run.parts.clone() {
+        let (life, pid) = {
+            let d = p.state.lock().expect("partition state");
+            (d.life, d.pid)
+        };
         match life {
-            Life::Idle if p.state.lock().expect("partition state").pid > 0 => {
-                output.event(&format!("partition {} goes IDLE", p.spec().name));
+            Life::Idle if pid > 0 => {
+                run.output()
+                    .event(&format!("partition {} goes IDLE", p.spec().name));
                 p.kill();
             }
-            Life::RestartPending(m) => {
-                p.kill();
-                let (restarts, hm_restart) = {
-                    let mut d = p.state.lock().expect("partition state");
-                    d.restarts += 1;
-                    d.exit = None;
-                    (d.restarts, d.hm_restart.take())
-                };
-                output.event(&format!(
-                    "partition {} restarts in {} (restart {restarts}{})",
-                    p.spec().name,
-                    mode_name(m),
-                    if hm_restart.is_some() {
-                        ", released at its next window"
-                    } else {
-                        ""
-                    }
-                ));
-                let condition = hm_restart.unwrap_or(PARTITION_RESTART);
-                p.fill_control(epoch, condition, restarts, rt, backend);
-                schedules.publish_to(p);
-                p.control().mode.store(m, Ordering::Release);
-                match p.spawn(backend, namespaces, notes, &opts.env, opts.seccomp) {
-                    Ok(pipes) => {
-                        output.add(p.index, pipes);
-                        crate::creation::start(p, rt);
-                    }
-                    Err(e) => {
-                        output.event(&format!(
-                            "partition {} could not restart: {e}",
-                            p.spec().name
-                        ));
-                        let mut d = p.state.lock().expect("partition state");
-                        d.life = Life::Dead;
-                        d.exit = Some(format!("restart failed: {e}"));
-                    }
-                }
-                // It will be released at the start of its next window (the scheduler sees
-                // `running == false`); if it is inside a window right now, release it at once.
-                let mut d = p.state.lock().expect("partition state");
-                if hm_restart.is_none() && d.active > 0 && d.life == Life::Live {
-                    if let Some(sw) = &d.switch {
-                        let _ = sw.resume();
-                    }
-                    d.running = true;
-                }
-            }
+            Life::RestartPending(m) => restart(run, &p, m, epoch),
             _ => {}
         }
     }
 }
 
-fn make_sinks(plan: &CompiledPlan, opts: &RunOptions) -> Result<Sinks, ManagerError> {
-    let width = plan
-        .partitions
-        .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(0)
-        .max("partita".len());
-    let mut files = Vec::new();
-    let mut module_log = None;
-    if let Some(dir) = &opts.log_dir {
-        let err = |path: PathBuf, e| ManagerError::Log { path, source: e };
-        std::fs::create_dir_all(dir).map_err(|e| err(dir.clone(), e))?;
-        for p in &plan.partitions {
-            let path = dir.join(format!("{}.log", p.name));
-            let f = std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?;
-            files.push(Some(Mutex::new(f)));
+/// Restarts `p` in mode `m`.
+fn restart(run: &mut Run, p: &Arc<Partition>, m: u32, epoch: u64) {
+    p.kill();
+    let (restarts, hm_restart) = {
+        let mut d = p.state.lock().expect("partition state");
+        d.restarts += 1;
+        d.exit = None;
+        (d.restarts, d.hm_restart.take())
+    };
+    run.output().event(&format!(
+        "partition {} restarts in {} (restart {restarts}{})",
+        p.spec().name,
+        mode_name(m),
+        if hm_restart.is_some() {
+            ", released at its next window"
+        } else {
+            ""
         }
-        let path = dir.join("module.log");
-        module_log = Some(Mutex::new(
-            std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?,
+    ));
+    let condition = hm_restart.unwrap_or(PARTITION_RESTART);
+    p.fill_control(epoch, condition, restarts, run.rt, run.backend);
+    run.schedules.publish_to(p);
+    p.control().mode.store(m, Ordering::Release);
+    if let Err(e) = run.spawn(p) {
+        run.output().event(&format!(
+            "partition {} could not restart: {e}",
+            p.spec().name
         ));
-    } else {
-        files.resize_with(plan.partitions.len(), || None);
+        let mut d = p.state.lock().expect("partition state");
+        d.life = Life::Dead;
+        d.exit = Some(format!("restart failed: {e}"));
     }
-    Ok(Sinks {
-        echo: opts.echo,
-        files,
-        module_log,
-        width,
-    })
-}
-
-fn run_dirs(host: &HostInfo, run_dir: &str) -> Vec<PathBuf> {
-    let m = &host.mounts;
-    let mut v = Vec::new();
-    for root in [&m.cpuacct, &m.cpuset, &m.memory, &m.pids, &m.freezer, &m.v2]
-        .into_iter()
-        .flatten()
-    {
-        v.push(root.join(run_dir));
-        v.push(root.join("partita"));
-    }
-    v
-}
-
-fn cstr(p: &std::path::Path) -> CString {
-    CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
-}
-
-fn guard_plan(
-    host: &HostInfo,
-    parts: &[Arc<Partition>],
-    run_dir: &str,
-    backend: Backend,
-) -> GuardPlan {
-    let mut g = GuardPlan::default();
-    for p in parts {
-        if let Some(f) = &p.freezer_group {
-            let (file, value) = match backend {
-                Backend::FreezerV2 => ("cgroup.freeze", "0"),
-                _ => ("freezer.state", "THAWED"),
-            };
-            g.thaw.push((
-                cstr(&f.dir().join(file)),
-                CString::new(value).expect("no NUL"),
-            ));
+    // It will be released at the start of its next window (the scheduler sees
+    // `running == false`); if it is inside a window right now, release it at once.
+    let mut d = p.state.lock().expect("partition state");
+    if hm_restart.is_none() && d.active > 0 && d.life == Life::Live {
+        if let Some(sw) = &d.switch {
+            let _ = sw.resume();
         }
-        for grp in &p.groups {
-            g.procs.push(cstr(&grp.dir().join("cgroup.procs")));
-        }
+        d.running = true;
     }
-    for p in parts {
-        for grp in &p.groups {
-            g.dirs.push(cstr(grp.dir()));
-        }
-    }
-    if let Some(root) = &host.mounts.freezer {
-        let s = root.join(run_dir).join("sentinel");
-        g.thaw.push((
-            cstr(&s.join("freezer.state")),
-            CString::new("THAWED").expect("no NUL"),
-        ));
-        g.dirs.push(cstr(&s));
-    }
-    for d in run_dirs(host, run_dir) {
-        g.dirs.push(cstr(&d));
-    }
-    g
 }
