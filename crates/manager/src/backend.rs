@@ -25,20 +25,21 @@ pub enum BackendChoice {
     FreezerV2,
 }
 
+/// A backend name [`BackendChoice`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend `{0}` (auto, signals, freezer, freezer-v1, freezer-v2)")]
+pub struct UnknownBackend(pub String);
+
 impl std::str::FromStr for BackendChoice {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownBackend;
+    fn from_str(s: &str) -> Result<Self, UnknownBackend> {
         Ok(match s {
             "auto" => BackendChoice::Auto,
             "signals" => BackendChoice::Signals,
             "freezer" => BackendChoice::Freezer,
             "freezer-v1" => BackendChoice::FreezerV1,
             "freezer-v2" => BackendChoice::FreezerV2,
-            _ => {
-                return Err(format!(
-                    "unknown backend `{s}` (auto, signals, freezer, freezer-v1, freezer-v2)"
-                ))
-            }
+            _ => return Err(UnknownBackend(s.to_string())),
         })
     }
 }
@@ -297,5 +298,19 @@ pub(crate) fn freezer_kind(b: Backend) -> Option<FreezerKind> {
         Backend::Signals => None,
         Backend::FreezerV1 => Some(FreezerKind::V1),
         Backend::FreezerV2 => Some(FreezerKind::V2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_names_parse_and_unknown_ones_are_a_typed_error() {
+        assert_eq!("freezer-v1".parse(), Ok(BackendChoice::FreezerV1));
+        assert_eq!("auto".parse(), Ok(BackendChoice::Auto));
+        let e = "freezer-v3".parse::<BackendChoice>().unwrap_err();
+        assert_eq!(e, UnknownBackend("freezer-v3".into()));
+        assert!(e.to_string().contains("unknown backend `freezer-v3`"));
     }
 }

@@ -54,7 +54,7 @@ pub mod stats;
 mod supervisor;
 mod traffic;
 
-pub use backend::{Backend, BackendChoice};
+pub use backend::{Backend, BackendChoice, UnknownBackend};
 pub use hm::HmReport;
 pub use host::HostInfo;
 pub use msched::{ScheduleSwitch, WindowStart};
