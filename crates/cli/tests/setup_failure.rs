@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A run whose set-up fails after the partitions' cgroups exist (here: a pseudo-partition
 //! address the bridge cannot bind) ends with exit code 4 and leaves nothing behind: the
 //! manager's run value tears down whatever it had created.
