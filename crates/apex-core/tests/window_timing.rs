@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Time events that fall due exactly at (or next to) a window start, on the simulated clock
-//! (rtfix): the glue calls [`Kernel::advance`] at the event's time or, when the partition is
+//! Time events that fall due exactly at (or next to) a window start, on the simulated clock.
+//! The glue calls [`Kernel::advance`] at the event's time or, when the partition is
 //! held outside its windows, at the next window start; either way the event must be handled
 //! then, and a periodic process whose TIME_CAPACITY equals its period that completes every
 //! activation must never miss its deadline (the deadline of one activation is the release

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Host-wide per-CPU locks (rtfix): tells when another module runs on a CPU of this one.
+//! Host-wide per-CPU locks: tell when another module runs on a CPU of this one.
 //!
 //! A module assumes it owns the CPUs of its windows. When two modules (two `partita run`, e.g.
 //! tests of two checkouts at once) use the same CPU, time partitioning no longer holds: a

@@ -278,7 +278,7 @@ impl<'a> Run<'a> {
             }
         }
         let shared = Arc::new(self.shared(epoch));
-        // rtfix: another module on one of these CPUs breaks time partitioning (crate::corelock).
+        // Another module on one of these CPUs breaks time partitioning (crate::corelock).
         let (core_locks, busy) = crate::corelock::acquire(&self.schedules.cores);
         for n in &busy {
             self.output().event(&format!("warning: {n}"));

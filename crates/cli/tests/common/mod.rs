@@ -21,7 +21,7 @@ pub fn partita() -> Command {
 /// directory: two worktrees (or checkouts) testing at the same time each run modules on the
 /// same CPUs too. Two modules on one CPU break time partitioning: a process of one module,
 /// released at its window start, waits behind a computing `SCHED_FIFO` thread of the other at
-/// the same priority, possibly for the whole window (rtfix: seen as releases and time-outs
+/// the same priority, possibly for the whole window (seen as releases and time-outs
 /// handled one window late and spurious deadline misses in the timing scenarios).
 pub struct Serial {
     _guard: MutexGuard<'static, ()>,
