@@ -210,37 +210,21 @@ enum BenchCmd {
 
 /// Why a command-line duration was refused.
 #[derive(Debug, thiserror::Error)]
-enum DurationError {
-    #[error("`{0}` is not a duration (examples: 5s, 500ms, 2m)")]
-    NotANumber(String),
-    #[error("unknown unit `{0}` (ns, us, ms, s, m, h)")]
-    UnknownUnit(String),
-    #[error("`{0}` is not a positive duration")]
-    Negative(String),
+#[error("`{text}` is not a duration: {source} (examples: 5s, 500ms, 2m)")]
+struct DurationError {
+    text: String,
+    source: partita_config::time::TimeError,
 }
 
+/// A command-line duration (`5s`, `500ms`, `2m`, `1.5h`; no unit means seconds), exact to the
+/// nanosecond and at most 365 days (`partita_config::time::parse_duration`).
 fn parse_duration(s: &str) -> Result<Duration, DurationError> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| DurationError::NotANumber(s.to_string()))?;
-    let scale = match unit {
-        "ns" => 1e-9,
-        "us" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => return Err(DurationError::UnknownUnit(unit.to_string())),
-    };
-    if !(v >= 0.0 && v.is_finite()) {
-        return Err(DurationError::Negative(s.to_string()));
-    }
-    Ok(Duration::from_secs_f64(v * scale))
+    partita_config::time::parse_duration(s)
+        .map(Duration::from_nanos)
+        .map_err(|source| DurationError {
+            text: s.trim().to_string(),
+            source,
+        })
 }
 
 fn main() -> ExitCode {

@@ -68,6 +68,10 @@ macro_rules! define_rules {
 define_rules! {
     XmlSyntax = "xml-syntax", Error,
         "The file is not well-formed XML (or not UTF-8); reported once, at the parser's position.";
+    XmlTooDeep = "xml-too-deep", Error,
+        "Elements are nested deeper than 32 levels; found before parsing, so no input can exhaust the parser's stack.";
+    XmlTooLarge = "xml-too-large", Error,
+        "The file is larger than 4 MiB, has more than 200000 XML nodes, or an attribute value or `partita:Arg` is longer than 4096 bytes.";
     BadRoot = "bad-root", Error,
         "The root element is not `ARINC_653_Module`.";
     UnknownElement = "unknown-element", Warning,

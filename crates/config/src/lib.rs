@@ -49,6 +49,7 @@
 mod builder;
 mod diag;
 mod entry;
+pub mod limits;
 pub mod model;
 mod plan;
 mod raw;
@@ -127,7 +128,7 @@ pub fn check_file_with(
     options: &CheckOptions,
 ) -> std::io::Result<CheckOutcome> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path)?;
+    let bytes = limits::read_bounded(path)?;
     Ok(check_bytes(&bytes, path, options))
 }
 
@@ -210,7 +211,23 @@ fn validate_inner(
 ) -> (Option<ValidatedModule>, Vec<Diagnostic>) {
     let mut sink = diag::Sink::new(path);
     let text = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let model = match roxmltree::Document::parse(text) {
+    if !within_parser_bounds(text, &mut sink) {
+        return (None, sink.diags);
+    }
+    let parsing = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        nodes_limit: limits::MAX_NODES,
+    };
+    let model = match roxmltree::Document::parse_with_options(text, parsing) {
+        Err(roxmltree::Error::NodesLimitReached) => {
+            sink.emit(
+                Rule::XmlTooLarge,
+                Pos { line: 1, column: 1 },
+                format!("the file has more than {} XML nodes", limits::MAX_NODES),
+            )
+            .with_hint("a module needs a few hundred elements; is this the right file?");
+            None
+        }
         Err(e) => {
             let tp = e.pos();
             let pos = Pos {
@@ -243,6 +260,34 @@ fn validate_inner(
     let mut diagnostics = sink.diags;
     diagnostics.sort_by_key(|d| (d.line, d.column));
     (model, diagnostics)
+}
+
+/// Applies the bounds that must hold before the XML parser runs (file size, nesting depth);
+/// `false` (with the diagnostic emitted) when the text must not be parsed.
+fn within_parser_bounds(text: &str, sink: &mut diag::Sink) -> bool {
+    if text.len() as u64 > limits::MAX_FILE_BYTES {
+        sink.emit(
+            Rule::XmlTooLarge,
+            Pos { line: 1, column: 1 },
+            format!("the file is larger than {} bytes", limits::MAX_FILE_BYTES),
+        )
+        .with_hint("a module configuration is a few kilobytes; is this the right file?");
+        return false;
+    }
+    if let Some(byte) = limits::first_too_deep(text) {
+        let pos = raw::LineIndex::new(text).pos(byte);
+        sink.emit(
+            Rule::XmlTooDeep,
+            pos,
+            format!(
+                "this element is nested deeper than {} levels",
+                limits::MAX_NESTING_DEPTH
+            ),
+        )
+        .with_hint("a module needs about six levels; close the elements that were left open");
+        return false;
+    }
+    true
 }
 
 /// Why [`load`] failed.
@@ -279,7 +324,7 @@ pub enum LoadError {
 /// dropped, errors make the load fail with every diagnostic).
 pub fn load(path: impl AsRef<Path>) -> Result<CompiledPlan, LoadError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+    let bytes = limits::read_bounded(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     })?;

@@ -5,6 +5,11 @@
 //! to integer nanoseconds without ever going through floating point, so `"0.1"` is exactly
 //! 100 000 000 ns. At most nine decimal places are accepted; exponent forms (`"1e-3"`) are
 //! rejected.
+//!
+//! Every time and duration, in the configuration and on the command line, is at most
+//! [`MAX_SECONDS`] (365 days): a larger value is refused where it is parsed, never wrapped,
+//! saturated or truncated, and sums of a few thousand such values still fit in 64-bit
+//! nanoseconds.
 
 use partita_schedule::Nanos;
 
@@ -13,6 +18,12 @@ pub const NANOS_PER_SECOND: Nanos = 1_000_000_000;
 
 /// Maximum number of decimal places of a time (nanosecond resolution).
 pub const MAX_DECIMALS: usize = 9;
+
+/// Largest time or duration accepted anywhere, in seconds: 365 days.
+pub const MAX_SECONDS: u64 = 365 * 24 * 3600;
+
+/// [`MAX_SECONDS`] in nanoseconds.
+pub const MAX_NANOS: Nanos = MAX_SECONDS * NANOS_PER_SECOND;
 
 /// Why a time string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,9 +46,15 @@ pub enum TimeError {
     /// The value has no digits (`"."`, `"+"`).
     #[error("no digits")]
     NoDigits,
-    /// The value does not fit in 64-bit nanoseconds (about 584 years).
-    #[error("the value is too large")]
-    Overflow,
+    /// The value is larger than [`MAX_SECONDS`].
+    #[error("the value is larger than the maximum of {MAX_SECONDS} s (365 days)")]
+    TooLarge,
+    /// A command-line duration has a unit other than ns, us, ms, s, m, min, h.
+    #[error("unknown unit `{0}` (ns, us, ms, s, m, min, h)")]
+    UnknownUnit(String),
+    /// A command-line duration is finer than a nanosecond (`1.5ns`).
+    #[error("finer than a nanosecond")]
+    SubNanosecond,
 }
 
 /// Parses decimal seconds (`"0.05"`, `"2"`, `"1."`, `".5"`, optional leading `+`, surrounding
@@ -50,6 +67,26 @@ pub enum TimeError {
 /// assert!(parse_seconds("1e-3").is_err());
 /// ```
 pub fn parse_seconds(text: &str) -> Result<Nanos, TimeError> {
+    let (int, frac) = split_decimal(text)?;
+    if frac.len() > MAX_DECIMALS {
+        return Err(TimeError::TooPrecise(frac.len()));
+    }
+    let seconds = decimal_digits(int, MAX_SECONDS)?;
+    let mut nanos: Nanos = 0;
+    for i in 0..MAX_DECIMALS {
+        let d = frac.as_bytes().get(i).map_or(0, |d| d - b'0');
+        nanos = nanos * 10 + Nanos::from(d);
+    }
+    let total = seconds * NANOS_PER_SECOND + nanos;
+    if total > MAX_NANOS {
+        return Err(TimeError::TooLarge);
+    }
+    Ok(total)
+}
+
+/// The integer and fraction digits of a non-negative decimal number (white space around it
+/// ignored, optional leading `+`).
+fn split_decimal(text: &str) -> Result<(&str, &str), TimeError> {
     let s = text.trim();
     if s.is_empty() {
         return Err(TimeError::Empty);
@@ -61,10 +98,7 @@ pub fn parse_seconds(text: &str) -> Result<Nanos, TimeError> {
     if s.contains(['e', 'E']) && s.chars().all(|c| c.is_ascii_digit() || "eE.+-".contains(c)) {
         return Err(TimeError::Exponent);
     }
-    let (int, frac) = match s.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => (s, ""),
-    };
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     if let Some(c) = int
         .chars()
         .chain(frac.chars())
@@ -75,25 +109,63 @@ pub fn parse_seconds(text: &str) -> Result<Nanos, TimeError> {
     if int.is_empty() && frac.is_empty() {
         return Err(TimeError::NoDigits);
     }
-    if frac.len() > MAX_DECIMALS {
-        return Err(TimeError::TooPrecise(frac.len()));
-    }
-    let mut seconds: Nanos = 0;
-    for d in int.bytes() {
-        seconds = seconds
+    Ok((int, frac))
+}
+
+/// The value of the ASCII digits `digits`, refused as [`TimeError::TooLarge`] past `max`.
+fn decimal_digits(digits: &str, max: u64) -> Result<u64, TimeError> {
+    let mut v: u64 = 0;
+    for d in digits.bytes() {
+        v = v
             .checked_mul(10)
-            .and_then(|v| v.checked_add(Nanos::from(d - b'0')))
-            .ok_or(TimeError::Overflow)?;
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+            .filter(|&v| v <= max)
+            .ok_or(TimeError::TooLarge)?;
     }
-    let mut nanos: Nanos = 0;
-    for i in 0..MAX_DECIMALS {
-        let d = frac.as_bytes().get(i).map_or(0, |d| d - b'0');
-        nanos = nanos * 10 + Nanos::from(d);
+    Ok(v)
+}
+
+/// Parses a command-line duration: a decimal number and a unit (`"5s"`, `"500ms"`, `"2m"`,
+/// `"1.5h"`, `"250us"`, `"10ns"`; no unit means seconds), exactly into nanoseconds. Refuses
+/// values above [`MAX_SECONDS`] and values finer than a nanosecond.
+///
+/// ```
+/// use partita_config::time::{parse_duration, TimeError};
+/// assert_eq!(parse_duration("1.5ms"), Ok(1_500_000));
+/// assert_eq!(parse_duration("18446744073709551616s"), Err(TimeError::TooLarge));
+/// ```
+pub fn parse_duration(text: &str) -> Result<Nanos, TimeError> {
+    let s = text.trim();
+    let (number, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let scale: Nanos = match unit {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => NANOS_PER_SECOND,
+        "m" | "min" => 60 * NANOS_PER_SECOND,
+        "h" => 3600 * NANOS_PER_SECOND,
+        _ => return Err(TimeError::UnknownUnit(unit.to_string())),
+    };
+    let (int, frac) = split_decimal(number)?;
+    let whole = decimal_digits(int, MAX_NANOS / scale)? * scale;
+    // The fraction, exactly: its significant digits times the scale must be whole nanoseconds.
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > 18 {
+        return Err(TimeError::SubNanosecond);
     }
-    seconds
-        .checked_mul(NANOS_PER_SECOND)
-        .and_then(|v| v.checked_add(nanos))
-        .ok_or(TimeError::Overflow)
+    let numerator = u128::from(decimal_digits(frac, u64::MAX)?) * u128::from(scale);
+    let denominator = 10u128.pow(frac.len() as u32);
+    if numerator % denominator != 0 {
+        return Err(TimeError::SubNanosecond);
+    }
+    let total = u128::from(whole) + numerator / denominator;
+    match Nanos::try_from(total) {
+        Ok(ns) if ns <= MAX_NANOS => Ok(ns),
+        _ => Err(TimeError::TooLarge),
+    }
 }
 
 /// Formats nanoseconds as canonical decimal seconds (`50_000_000` → `"0.05"`), the inverse of
@@ -143,7 +215,7 @@ mod tests {
         assert_eq!(parse_seconds("3."), Ok(3 * NANOS_PER_SECOND));
         assert_eq!(parse_seconds("0.000000001"), Ok(1));
         assert_eq!(parse_seconds("007.000000100"), Ok(7_000_000_100));
-        assert_eq!(parse_seconds("18446744073.709551615"), Ok(u64::MAX));
+        assert_eq!(parse_seconds("31536000"), Ok(MAX_NANOS));
     }
 
     #[test]
@@ -163,14 +235,62 @@ mod tests {
         assert_eq!(parse_seconds("."), Err(TimeError::NoDigits));
         assert_eq!(parse_seconds("+"), Err(TimeError::NoDigits));
         assert_eq!(
+            parse_seconds("31536000.000000001"),
+            Err(TimeError::TooLarge)
+        );
+        assert_eq!(
             parse_seconds("18446744073.709551616"),
-            Err(TimeError::Overflow)
+            Err(TimeError::TooLarge)
         );
         assert_eq!(
             parse_seconds("99999999999999999999999"),
-            Err(TimeError::Overflow)
+            Err(TimeError::TooLarge)
         );
         assert_eq!(parse_seconds("inf"), Err(TimeError::InvalidChar('i')));
+    }
+
+    #[test]
+    fn parses_command_line_durations() {
+        assert_eq!(parse_duration("5"), Ok(5 * NANOS_PER_SECOND));
+        assert_eq!(parse_duration("500ms"), Ok(500_000_000));
+        assert_eq!(parse_duration("2m"), Ok(120 * NANOS_PER_SECOND));
+        assert_eq!(parse_duration("1.5h"), Ok(5400 * NANOS_PER_SECOND));
+        assert_eq!(parse_duration("0.001us"), Ok(1));
+        assert_eq!(parse_duration(" 10ns "), Ok(10));
+        assert_eq!(parse_duration("8760h"), Ok(MAX_NANOS));
+        assert_eq!(parse_duration("0s"), Ok(0));
+        assert_eq!(
+            parse_duration("1.50000000000000000000000s"),
+            Ok(1_500_000_000)
+        );
+        for too_large in [
+            "18446744073709551616s",
+            "18446744073s",
+            "8760.001h",
+            "31536001",
+        ] {
+            assert_eq!(
+                parse_duration(too_large),
+                Err(TimeError::TooLarge),
+                "{too_large}"
+            );
+        }
+        assert_eq!(parse_duration("1.5ns"), Err(TimeError::SubNanosecond));
+        assert_eq!(
+            parse_duration("0.0000000001s"),
+            Err(TimeError::SubNanosecond)
+        );
+        assert_eq!(parse_duration("-1s"), Err(TimeError::Negative));
+        assert_eq!(
+            parse_duration("5d"),
+            Err(TimeError::UnknownUnit("d".into()))
+        );
+        assert_eq!(parse_duration("s"), Err(TimeError::Empty));
+        assert_eq!(parse_duration("1,5s"), Err(TimeError::InvalidChar(',')));
+        assert_eq!(
+            parse_duration("NaNs"),
+            Err(TimeError::UnknownUnit("NaNs".into()))
+        );
     }
 
     #[test]

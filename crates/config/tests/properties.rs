@@ -2,19 +2,46 @@
 //! Property tests: exact time parsing, and that no input makes the checker panic or yields an
 //! unsound plan.
 
-use partita_config::time::{format_seconds, parse_seconds, TimeError, NANOS_PER_SECOND};
+use partita_config::time::{
+    format_seconds, parse_duration, parse_seconds, TimeError, MAX_NANOS, MAX_SECONDS,
+    NANOS_PER_SECOND,
+};
 use partita_config::{check_str, check_str_with, CheckOptions};
 use proptest::prelude::*;
 use std::path::Path;
 
 proptest! {
     #[test]
-    fn format_then_parse_is_identity(ns in any::<u64>()) {
+    fn format_then_parse_is_identity(ns in 0..=MAX_NANOS) {
         prop_assert_eq!(parse_seconds(&format_seconds(ns)), Ok(ns));
     }
 
     #[test]
-    fn decimal_strings_parse_exactly(int in 0u64..18_446_744_073, frac in "[0-9]{0,9}") {
+    fn times_above_the_maximum_are_refused(ns in MAX_NANOS + 1..=u64::MAX, extra in "[0-9]{0,30}") {
+        prop_assert_eq!(parse_seconds(&format_seconds(ns)), Err(TimeError::TooLarge));
+        prop_assert_eq!(parse_seconds(&format!("{}{extra}", MAX_SECONDS + 1)), Err(TimeError::TooLarge));
+        prop_assert_eq!(parse_duration(&format!("{}{extra}s", MAX_SECONDS + 1)), Err(TimeError::TooLarge));
+        prop_assert_eq!(parse_duration(&format!("{ns}ns")), Err(TimeError::TooLarge));
+    }
+
+    #[test]
+    fn durations_parse_exactly_in_every_unit(ns in 0..=MAX_NANOS) {
+        prop_assert_eq!(parse_duration(&format!("{ns}ns")), Ok(ns));
+        prop_assert_eq!(parse_duration(&format!("{}s", format_seconds(ns))), Ok(ns));
+        prop_assert_eq!(parse_duration(&format_seconds(ns)), Ok(ns));
+        let us = ns / 1000;
+        prop_assert_eq!(parse_duration(&format!("{}.{:03}us", us, ns % 1000)), Ok(ns));
+        let minutes = ns / (60 * NANOS_PER_SECOND);
+        prop_assert_eq!(parse_duration(&format!("{minutes}m")), Ok(minutes * 60 * NANOS_PER_SECOND));
+    }
+
+    #[test]
+    fn duration_parse_never_panics(s in "\\PC{0,40}") {
+        let _ = parse_duration(&s);
+    }
+
+    #[test]
+    fn decimal_strings_parse_exactly(int in 0u64..MAX_SECONDS, frac in "[0-9]{0,9}") {
         let text = if frac.is_empty() { int.to_string() } else { format!("{int}.{frac}") };
         let padded = format!("{frac:0<9}");
         let expected = int * NANOS_PER_SECOND + padded.parse::<u64>().unwrap_or(0);
@@ -41,7 +68,7 @@ proptest! {
     }
 
     #[test]
-    fn parse_is_monotonic(a in any::<u64>(), b in any::<u64>()) {
+    fn parse_is_monotonic(a in 0..=MAX_NANOS, b in 0..=MAX_NANOS) {
         let (pa, pb) = (parse_seconds(&format_seconds(a)).ok(), parse_seconds(&format_seconds(b)).ok());
         prop_assert_eq!(a.cmp(&b), pa.cmp(&pb));
     }

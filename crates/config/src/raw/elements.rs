@@ -174,7 +174,9 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                                 .filter(|d| d.is_text())
                                 .filter_map(|d| d.text())
                                 .collect();
-                            args.push(text);
+                            if self.value_within_bound(&text, self.node_pos(a), "partita:Arg") {
+                                args.push(text);
+                            }
                         } else {
                             self.unknown_element(a, "partita:Executable", EXECUTABLE_CHILDREN);
                         }
@@ -204,9 +206,9 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                                 }
                             });
                     p.resources = Some(RawResources {
-                        memory_bytes: self.u64(c, "memoryBytes", false, 1),
+                        memory_bytes: self.size(c, "memoryBytes", false, 1),
                         max_processes: self.u32(c, "maxProcesses", false, 1),
-                        stack_bytes: self.u64(c, "stackBytes", false, 1),
+                        stack_bytes: self.size(c, "stackBytes", false, 1),
                         cores,
                     });
                     self.no_children(c, "partita:Resources");
@@ -286,7 +288,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 self.check_attrs(c, MEMREQ_ATTRS);
                 requirements.push(RawMemoryRequirement {
                     kind: self.string(c, "Type", true),
-                    size: self.u64(c, "SizeBytes", true, 0),
+                    size: self.size(c, "SizeBytes", true, 0),
                     access: self.choice(c, "Access", true, MemoryAccess::VALUES),
                     physical_address: self.u64(c, "PhysicalAddress", false, 0),
                 });

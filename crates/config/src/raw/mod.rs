@@ -15,7 +15,7 @@ use crate::model::{
 };
 use partita_schedule::Nanos;
 
-pub(crate) use parser::parse_document;
+pub(crate) use parser::{parse_document, LineIndex};
 
 /// Highest core number accepted (exclusive): the size of a Linux `cpu_set_t`.
 pub(crate) const MAX_CORES: u32 = 1024;

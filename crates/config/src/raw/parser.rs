@@ -3,6 +3,7 @@
 //! unknown, missing or malformed attributes and elements.
 
 use crate::diag::{Pos, Rule, Sink};
+use crate::limits::{MAX_SIZE_BYTES, MAX_VALUE_BYTES};
 use crate::model::PARTITA_NS;
 use crate::suggest::closest;
 use crate::time::{parse_seconds, TimeError};
@@ -58,20 +59,20 @@ pub(crate) fn parse_document(doc: &Document<'_>, sink: &mut Sink) -> Option<RawM
 
 /// Byte offsets of the line starts, so that a position costs a binary search instead of a scan
 /// from the start of the file (`Document::text_pos_at`), which made large files quadratic.
-pub(super) struct LineIndex<'i> {
+pub(crate) struct LineIndex<'i> {
     text: &'i str,
     starts: Vec<usize>,
 }
 
 impl<'i> LineIndex<'i> {
-    pub(super) fn new(text: &'i str) -> Self {
+    pub(crate) fn new(text: &'i str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { text, starts }
     }
 
     /// 1-based line and column (in characters) of `byte`, as `Document::text_pos_at` gives.
-    pub(super) fn pos(&self, byte: usize) -> Pos {
+    pub(crate) fn pos(&self, byte: usize) -> Pos {
         let byte = byte.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= byte);
         let start = self.starts[line - 1];
@@ -177,6 +178,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
             None => n.attribute_node(key),
         };
         match attr {
+            Some(a) if !self.value_within_bound(a.value(), self.pos(a.range().start), key) => None,
             Some(a) => Some(AttrVal {
                 name: key.to_string(),
                 text: a.value().to_string(),
@@ -198,6 +200,25 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 None
             }
         }
+    }
+
+    /// `false` (with an `xml-too-large` diagnostic) when `value` is longer than
+    /// [`MAX_VALUE_BYTES`].
+    pub(super) fn value_within_bound(&mut self, value: &str, pos: Pos, what: &str) -> bool {
+        if value.len() <= MAX_VALUE_BYTES {
+            return true;
+        }
+        self.sink
+            .emit(
+                Rule::XmlTooLarge,
+                pos,
+                format!(
+                    "`{what}` is {} bytes long; at most {MAX_VALUE_BYTES} are accepted",
+                    value.len()
+                ),
+            )
+            .with_hint("names, paths and arguments are short; is the value complete?");
+        false
     }
 
     pub(super) fn string(&mut self, n: Node<'d, 'i>, key: &str, required: bool) -> Opt<String> {
@@ -253,6 +274,17 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
 
     pub(super) fn u64(&mut self, n: Node<'d, 'i>, key: &str, required: bool, min: u64) -> Opt<u64> {
         self.uint(n, key, required, min, u64::MAX)
+    }
+
+    /// A byte size, at most [`MAX_SIZE_BYTES`].
+    pub(super) fn size(
+        &mut self,
+        n: Node<'d, 'i>,
+        key: &str,
+        required: bool,
+        min: u64,
+    ) -> Opt<u64> {
+        self.uint(n, key, required, min, MAX_SIZE_BYTES)
     }
 
     pub(super) fn time(&mut self, n: Node<'d, 'i>, key: &str, required: bool) -> Opt<Nanos> {

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Input bounds of the configuration front end: every configuration is held to them before
+//! (or while) it is parsed, so that no input can exhaust the stack, the memory or the time of
+//! `partita check` / `partita run`, and no value wraps, saturates or truncates silently.
+//!
+//! | bound | value | rule |
+//! |---|---:|---|
+//! | configuration file size | [`MAX_FILE_BYTES`] (4 MiB) | `xml-too-large` |
+//! | element nesting depth | [`MAX_NESTING_DEPTH`] (32) | `xml-too-deep` |
+//! | XML nodes (elements, text, comments, ...) | [`MAX_NODES`] (200 000) | `xml-too-large` |
+//! | one attribute value or `partita:Arg` text | [`MAX_VALUE_BYTES`] (4096) | `xml-too-large` |
+//! | any time (`...Seconds`) | [`crate::time::MAX_SECONDS`] (one year) | `bad-time` |
+//! | any byte size (`memoryBytes`, `stackBytes`, `SizeBytes`) | [`MAX_SIZE_BYTES`] (1 TiB) | `bad-number` |
+//!
+//! A module needs about six levels of nesting and a few hundred nodes; the bounds leave a wide
+//! margin while keeping the parser's recursion (roxmltree's tokenizer recurses once per nested
+//! element) and its node table small.
+
+/// Largest configuration file read (bytes).
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Deepest element nesting accepted (the root element is depth 1).
+pub const MAX_NESTING_DEPTH: usize = 32;
+
+/// Most XML nodes in one configuration.
+pub const MAX_NODES: u32 = 200_000;
+
+/// Longest attribute value (or `partita:Arg` text), in bytes: `PATH_MAX` on Linux.
+pub const MAX_VALUE_BYTES: usize = 4096;
+
+/// Largest byte size (`memoryBytes`, `stackBytes`, `SizeBytes`): 1 TiB. Sums of sizes are
+/// checked too.
+pub const MAX_SIZE_BYTES: u64 = 1 << 40;
+
+/// Largest file [`read_bounded`] returns in full: an XML configuration or a plan file (whose
+/// JSON payload is larger than the XML it was compiled from).
+pub const MAX_READ_BYTES: u64 = 4 * MAX_FILE_BYTES;
+
+/// Reads at most [`MAX_READ_BYTES`] + 1 bytes of `path`, so that a huge file (or a device such
+/// as `/dev/zero`) cannot exhaust the memory; the caller sees a file larger than the bound
+/// and refuses it.
+pub fn read_bounded(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Byte offset of the first start tag that is nested deeper than [`MAX_NESTING_DEPTH`], found
+/// by a linear scan that never recurses. The scan follows XML's lexical structure (comments,
+/// CDATA sections, processing instructions, the document type declaration and quoted
+/// attribute values hide `<` and `>`), so it counts exactly the elements an XML parser would
+/// descend into; on malformed input it may count differently only after the point where the
+/// parser stops with a syntax error.
+pub(crate) fn first_too_deep(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let find = |from: usize, pat: &[u8]| -> usize {
+        b.get(from..)
+            .and_then(|rest| rest.windows(pat.len()).position(|w| w == pat))
+            .map_or(b.len(), |i| from + i + pat.len())
+    };
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let rest = &b[i..];
+        if rest.starts_with(b"<!--") {
+            i = find(i + 4, b"-->");
+        } else if rest.starts_with(b"<![CDATA[") {
+            i = find(i + 9, b"]]>");
+        } else if rest.starts_with(b"<?") {
+            i = find(i + 2, b"?>");
+        } else if rest.starts_with(b"<!") {
+            // Document type declaration: ends at the first `>` outside its `[...]` subset.
+            let mut j = i + 2;
+            let mut in_subset = false;
+            while j < b.len() && (in_subset || b[j] != b'>') {
+                match b[j] {
+                    b'[' => in_subset = true,
+                    b']' => in_subset = false,
+                    _ => {}
+                }
+                j += 1;
+            }
+            i = j + 1;
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            i = find(i + 2, b">");
+        } else {
+            // Start tag: up to the first `>` outside a quoted attribute value.
+            let start = i;
+            let mut j = i + 1;
+            let mut quote = None;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, b'>') => break,
+                    (None, q @ (b'"' | b'\'')) => quote = Some(q),
+                    (Some(q), c) if c == q => quote = None,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let self_closing = j > i + 1 && b.get(j - 1) == Some(&b'/');
+            if !self_closing {
+                depth += 1;
+                if depth > MAX_NESTING_DEPTH {
+                    return Some(start);
+                }
+            }
+            i = j + 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(n: usize) -> String {
+        format!("{}{}", "<a>".repeat(n), "</a>".repeat(n))
+    }
+
+    #[test]
+    fn counts_only_real_elements() {
+        assert_eq!(first_too_deep(&nested(MAX_NESTING_DEPTH)), None);
+        assert_eq!(
+            first_too_deep(&nested(MAX_NESTING_DEPTH + 1)),
+            Some(3 * MAX_NESTING_DEPTH)
+        );
+        let hidden = "<a>".repeat(100);
+        for wrapped in [
+            format!("<r><!--{hidden}--></r>"),
+            format!("<r><![CDATA[{hidden}]]></r>"),
+            format!("<?pi {hidden}?><r/>"),
+            format!("<!DOCTYPE r [{hidden}]><r/>"),
+            format!("<r x=\"{hidden}\" y='>{hidden}'/>"),
+            "<r/>".repeat(1000),
+            format!("<r>{}</r>", "<b/>".repeat(1000)),
+        ] {
+            assert_eq!(first_too_deep(&wrapped), None, "{wrapped}");
+        }
+    }
+
+    #[test]
+    fn unterminated_constructs_end_the_scan() {
+        for text in [
+            "<a",
+            "<!--",
+            "<![CDATA[",
+            "<?",
+            "<!DOCTYPE [",
+            "</",
+            "<a x='",
+        ] {
+            assert_eq!(first_too_deep(text), None, "{text}");
+        }
+        assert!(first_too_deep(&"<a>".repeat(200_000)).is_some());
+    }
+}
