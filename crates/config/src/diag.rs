@@ -96,6 +96,8 @@ define_rules! {
         "An enumerated attribute (criticality, direction, boolean, action, ...) has a value outside its set.";
     ZeroDuration = "zero-duration", Error,
         "A major frame, partition period, window duration or refresh period is zero.";
+    UnsafeName = "unsafe-name", Error,
+        "A name (module, partition, port, schedule, process, channel, pseudo-partition) is empty, starts with `.`, or has a character other than ASCII letters, digits, `_`, `-`, `.`: names become file, cgroup and shared-memory object names.";
     PartitionNameTooLong = "partition-name-too-long", Error,
         "A partition name is longer than 30 characters (ARINC 653 NAME_TYPE).";
     PortNameTooLong = "port-name-too-long", Error,

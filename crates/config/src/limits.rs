@@ -32,6 +32,23 @@ pub const MAX_VALUE_BYTES: usize = 4096;
 /// checked too.
 pub const MAX_SIZE_BYTES: u64 = 1 << 40;
 
+/// Why `name` cannot be used as a name (rule `unsafe-name`), or `None` when it can. Names
+/// become file names (`--log-dir D/<partition>.log`), cgroup directory names and
+/// shared-memory object names, so they are held to ASCII letters, digits, `_`, `-` and `.`,
+/// not empty and not starting with `.` (which excludes `.`, `..` and hidden files); `/`, NUL,
+/// control characters and white space can never reach the file system.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the name is empty".into());
+    }
+    if name.starts_with('.') {
+        return Some("a name cannot start with `.`".into());
+    }
+    name.chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map(|c| format!("the character {c:?} is not allowed in a name"))
+}
+
 /// Largest file [`read_bounded`] returns in full: an XML configuration or a plan file (whose
 /// JSON payload is larger than the XML it was compiled from).
 pub const MAX_READ_BYTES: u64 = 4 * MAX_FILE_BYTES;
@@ -144,6 +161,18 @@ mod tests {
             format!("<r>{}</r>", "<b/>".repeat(1000)),
         ] {
             assert_eq!(first_too_deep(&wrapped), None, "{wrapped}");
+        }
+    }
+
+    #[test]
+    fn names_safe_for_the_file_system() {
+        for good in ["P1", "NAV_FILTER", "a-b.c", "x.."] {
+            assert_eq!(name_problem(good), None, "{good}");
+        }
+        for bad in [
+            "", ".", "..", ".hidden", "../x", "a/b", "a\0b", "a b", "a\tb", "é", "a\\b",
+        ] {
+            assert!(name_problem(bad).is_some(), "{bad:?}");
         }
     }
 

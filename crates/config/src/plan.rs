@@ -129,6 +129,17 @@ impl CompiledPlan {
         if n == 0 {
             return Err(Inconsistency::NoPartition);
         }
+        let names = self.partitions.iter().flat_map(|p| {
+            std::iter::once(p.name.as_str()).chain(p.ports.iter().map(|port| port.name.as_str()))
+        });
+        for name in names {
+            if let Some(reason) = crate::limits::name_problem(name) {
+                return Err(Inconsistency::UnsafeName {
+                    name: name.to_string(),
+                    reason,
+                });
+            }
+        }
         for (i, p) in self.partitions.iter().enumerate() {
             if p.index != i {
                 return Err(Inconsistency::PartitionIndex {
@@ -274,6 +285,15 @@ pub enum Inconsistency {
     /// The plan has no partition.
     #[error("the plan has no partition")]
     NoPartition,
+    /// A partition or port name is not safe in file, cgroup and shared-memory object names
+    /// (rule `unsafe-name`).
+    #[error("name {name:?}: {reason}")]
+    UnsafeName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A partition's `index` is not its position.
     #[error("partition {name} has index {index} at position {position}")]
     PartitionIndex {

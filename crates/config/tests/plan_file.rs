@@ -205,3 +205,16 @@ fn load_of_an_invalid_xml_carries_the_diagnostics() {
         Err(LoadError::Io { .. })
     ));
 }
+
+#[test]
+fn a_plan_with_an_unsafe_name_is_refused() {
+    for name in ["../../tmp/x", "a/b", "", ".."] {
+        let mut plan = good_plan();
+        plan.partitions[0].name = name.to_string();
+        let bytes = plan_to_bytes(&plan).expect("bytes");
+        assert!(
+            matches!(read_plan(&bytes), Err(PlanError::Inconsistent(_))),
+            "{name:?}"
+        );
+    }
+}

@@ -229,7 +229,10 @@ impl Partition {
                 None => {}
             }
         }
-        let ctl = SharedMapping::create(&format!("partita-ctl-{}", spec.name), control::SIZE)?;
+        let ctl = SharedMapping::create(
+            &format!("partita-ctl-{}", sanitize(&spec.name)),
+            control::SIZE,
+        )?;
         Ok(Partition {
             counter_clock: host.counter_clock,
             counter_seed: host.counter_seed,
@@ -623,10 +626,17 @@ fn start_condition_mode(_start_condition: u32) -> u32 {
     control::mode::COLD_START
 }
 
-fn sanitize(name: &str) -> String {
+/// `name` with every character outside ASCII letters, digits, `-`, `_` and `.` (not first)
+/// replaced by `_`, for
+/// file, cgroup and shared-memory object names. Configured names are already held to a safe
+/// set by the `unsafe-name` rule (and the plan loader); this keeps a plan built any other way
+/// from reaching outside its directory.
+pub(crate) fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+        .enumerate()
+        .map(|(i, c)| {
+            let safe = c.is_ascii_alphanumeric() || matches!(c, '-' | '_') || (c == '.' && i > 0);
+            if safe {
                 c
             } else {
                 '_'
@@ -681,4 +691,22 @@ fn try_prepare_cpuset_parents(root: &std::path::Path, run_dir: &str) -> Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitize;
+
+    #[test]
+    fn sanitized_names_stay_inside_their_directory() {
+        assert_eq!(sanitize("NAV_1.b-c"), "NAV_1.b-c");
+        for (name, safe) in [
+            ("..", "_."),
+            ("../x", "_._x"),
+            ("a/b", "a_b"),
+            ("a\0\n", "a__"),
+        ] {
+            assert_eq!(sanitize(name), safe);
+        }
+    }
 }

@@ -496,7 +496,7 @@ fn make_sinks(plan: &CompiledPlan, opts: &RunOptions) -> Result<Sinks, ManagerEr
         let err = |path: PathBuf, e| ManagerError::Log { path, source: e };
         std::fs::create_dir_all(dir).map_err(|e| err(dir.clone(), e))?;
         for p in &plan.partitions {
-            let path = dir.join(format!("{}.log", p.name));
+            let path = dir.join(format!("{}.log", crate::partition::sanitize(&p.name)));
             let f = std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?;
             files.push(Some(Mutex::new(f)));
         }

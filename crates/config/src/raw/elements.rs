@@ -36,7 +36,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         self.check_attrs(root, ROOT_ATTRS);
         let mut m = RawModule {
             pos,
-            name: self.string(root, "ModuleName", true),
+            name: self.name(root, "ModuleName", true),
             version: self.string(root, "ModuleVersion", false),
             module_id: self.string(root, "ModuleId", false),
             ..RawModule::default()
@@ -129,7 +129,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         let mut p = RawPartition {
             pos: self.node_pos(n),
             id: self.u32(n, "PartitionIdentifier", true, 0),
-            name: self.string(n, "PartitionName", true),
+            name: self.name(n, "PartitionName", true),
             criticality: self.choice(n, "Criticality", true, Criticality::VALUES),
             system: self.boolean(n, "SystemPartition"),
             entry_point: self.string(n, "EntryPoint", false),
@@ -216,7 +216,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 Name::Ext("Process") => {
                     self.check_attrs(c, PROCESS_ATTRS);
                     p.processes.push(RawProcess {
-                        name: self.string(c, "name", true),
+                        name: self.name(c, "name", true),
                         period: self.time(c, "periodSeconds", false),
                         wcet: self.time(c, "wcetSeconds", false),
                         deadline: self.time(c, "deadlineSeconds", false),
@@ -251,7 +251,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 QUEUING_ATTRS
             },
         );
-        let name = self.string(n, "Name", true);
+        let name = self.name(n, "Name", true);
         let max_message_size = self.u32(n, "MaxMessageSize", true, 1);
         let direction = self.choice(n, "Direction", true, PortDirection::VALUES);
         let is_dest = direction.as_ref().map(|d| d.value) == Some(PortDirection::Destination);
@@ -315,7 +315,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                     pos: s.pos,
                 }),
             id_written: n.attribute("ScheduleIdentifier").is_some(),
-            name: self.string(n, "ScheduleName", false),
+            name: self.name(n, "ScheduleName", false),
             initial: self.boolean(n, "InitialModuleSchedule"),
             major_frame: self.time(n, "MajorFrameSeconds", true),
             partitions: Vec::new(),
@@ -402,7 +402,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         let mut ch = RawChannel {
             pos: self.node_pos(n),
             id: self.u32(n, "ChannelIdentifier", true, 0),
-            name: self.string(n, "ChannelName", false),
+            name: self.name(n, "ChannelName", false),
             sources: Vec::new(),
             destinations: Vec::new(),
         };
@@ -427,7 +427,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                     Name::Std("Standard_Partition") => {
                         self.check_attrs(e, STANDARD_ATTRS);
                         let target = self.partition_ref(e);
-                        let port = self.string(e, "PortName", true);
+                        let port = self.name(e, "PortName", true);
                         self.no_children(e, "Standard_Partition");
                         side.endpoints.push(RawEndpoint::Standard { target, port });
                     }
@@ -435,8 +435,8 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                         self.check_attrs(e, PSEUDO_ATTRS);
                         let pseudo = RawPseudo {
                             pos: self.node_pos(e),
-                            name: self.string(e, "Name", true),
-                            port: self.string(e, "PortName", false),
+                            name: self.name(e, "Name", true),
+                            port: self.name(e, "PortName", false),
                             udp: self.string(e, "partita:Udp", false),
                             file: self.string(e, "partita:File", false),
                             fifo: self.string(e, "partita:Fifo", false),

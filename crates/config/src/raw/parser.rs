@@ -3,7 +3,7 @@
 //! unknown, missing or malformed attributes and elements.
 
 use crate::diag::{Pos, Rule, Sink};
-use crate::limits::{MAX_SIZE_BYTES, MAX_VALUE_BYTES};
+use crate::limits::{name_problem, MAX_SIZE_BYTES, MAX_VALUE_BYTES};
 use crate::model::PARTITA_NS;
 use crate::suggest::closest;
 use crate::time::{parse_seconds, TimeError};
@@ -221,6 +221,23 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         false
     }
 
+    /// A name (module, partition, port, schedule, process, channel): the `unsafe-name` rule
+    /// holds it to characters that are safe in file, cgroup and shared-memory object names.
+    /// The value is kept either way, so that no other rule reports a missing name.
+    pub(super) fn name(&mut self, n: Node<'d, 'i>, key: &str, required: bool) -> Opt<String> {
+        let v = self.string(n, key, required)?;
+        if let Some(why) = name_problem(&v.value) {
+            self.sink
+                .emit(
+                    Rule::UnsafeName,
+                    v.pos,
+                    format!("`{key}` = {:?}: {why}", v.value),
+                )
+                .with_hint("names use ASCII letters, digits, `_`, `-` and `.` (not first)");
+        }
+        Some(v)
+    }
+
     pub(super) fn string(&mut self, n: Node<'d, 'i>, key: &str, required: bool) -> Opt<String> {
         self.get(n, key, required).map(|v| Sp {
             value: v.text,
@@ -363,7 +380,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
         RawPartitionRef {
             pos: self.node_pos(n),
             id: self.u32(n, "PartitionIdentifier", true, 0),
-            name: self.string(n, "PartitionName", false),
+            name: self.name(n, "PartitionName", false),
         }
     }
 }
