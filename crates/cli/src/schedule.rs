@@ -175,6 +175,22 @@ pub fn main(o: &Options) -> ExitStatus {
     } else {
         o.output.clone()
     };
+    // Relative paths in the module are relative to its directory: keep them naming the same
+    // files from the output file's directory.
+    let dir_of = |p: &std::path::Path| match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let new_text = match &target {
+        Some(t) => match partita_synth::doc::rebase_paths(&new_text, &dir_of(file), &dir_of(t)) {
+            Ok(moved) => moved,
+            Err(e) => {
+                eprintln!("partita: {}: {e}", dir_of(t).display());
+                return 3;
+            }
+        },
+        None => new_text,
+    };
     let check_path = target.clone().unwrap_or_else(|| file.clone());
     let outcome = partita_config::check_str_with(&new_text, &check_path, &copts);
     let Some(compiled) = outcome.plan.as_ref() else {

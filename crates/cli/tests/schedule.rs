@@ -260,3 +260,47 @@ fn edf_partition_is_refused() {
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("m.xml:3:3: partition A schedules its processes by EDF"));
 }
+
+#[test]
+fn output_in_another_directory_keeps_relative_paths_working() {
+    let dir = scratch("schedule-rebase");
+    let input_dir = dir.join("in");
+    std::fs::create_dir_all(input_dir.join("bin")).unwrap();
+    let (input, stripped) = example_without_schedule(&dir);
+    let local = stripped.replace("../hello/bin/hello", "bin/hello");
+    let input_moved = input_dir.join("module.xml");
+    std::fs::write(&input_moved, &local).unwrap();
+    std::fs::remove_file(&input).unwrap();
+    let exe = input_dir.join("bin/hello");
+    std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out_dir = dir.join("other/dir");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out_path = out_dir.join("x.xml");
+    let schedule_to = |out: &Path| {
+        partita()
+            .arg("schedule")
+            .arg(&input_moved)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let o = schedule_to(&out_path);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let written = std::fs::read_to_string(&out_path).unwrap();
+    assert!(
+        written.contains("path=\"../../in/bin/hello\"") && !written.contains("\"bin/hello\""),
+        "{written}"
+    );
+    let c = partita().arg("check").arg(&out_path).output().unwrap();
+    assert_eq!(c.status.code(), Some(0), "{}", text(&c));
+    // Into the input's own directory: the paths are kept as written.
+    let beside = input_dir.join("scheduled.xml");
+    let o = schedule_to(&beside);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(std::fs::read_to_string(&beside)
+        .unwrap()
+        .contains("path=\"bin/hello\""));
+}

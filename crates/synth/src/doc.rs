@@ -7,6 +7,7 @@ use partita_config::time::format_seconds;
 use partita_schedule::{FramePlan, Nanos};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 /// Positions found in the module text.
 #[derive(Debug, Clone, Default)]
@@ -189,6 +190,66 @@ impl SourceMap {
     }
 }
 
+/// `text` with every relative path it names (`EntryPoint` of a partition without
+/// `partita:Executable`, `partita:Executable path`, `partita:File` and `partita:Fifo` of a
+/// pseudo-partition) rewritten so that it still names the same file when the text is stored
+/// in `to_dir` instead of `from_dir` (paths are relative to the configuration's directory).
+/// Both directories must exist; absolute paths and every other byte are kept.
+pub fn rebase_paths(text: &str, from_dir: &Path, to_dir: &Path) -> std::io::Result<String> {
+    let (from, to) = (from_dir.canonicalize()?, to_dir.canonicalize()?);
+    let up = relative_dir(&to, &from);
+    if up.as_os_str().is_empty() {
+        return Ok(text.to_string());
+    }
+    let Ok(doc) = roxmltree::Document::parse(text) else {
+        return Ok(text.to_string());
+    };
+    let ext = |n: &roxmltree::Node, name: &str| {
+        n.is_element()
+            && n.tag_name().namespace() == Some(PARTITA_NS)
+            && n.tag_name().name() == name
+    };
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        let std_name = (n.tag_name().namespace() != Some(PARTITA_NS)).then(|| n.tag_name().name());
+        let keys: &[(Option<&str>, &str)] = match std_name {
+            Some("Partition") if !n.children().any(|c| ext(&c, "Executable")) => {
+                &[(None, "EntryPoint")]
+            }
+            Some("Pseudo_Partition") => &[(Some(PARTITA_NS), "File"), (Some(PARTITA_NS), "Fifo")],
+            None if ext(&n, "Executable") => &[(None, "path")],
+            _ => &[],
+        };
+        for a in n.attributes() {
+            let relative = !a.value().is_empty() && !Path::new(a.value()).is_absolute();
+            if relative && keys.contains(&(a.namespace(), a.name())) {
+                let moved = up.join(a.value());
+                edits.push((a.range_value(), xml_escape(&moved.to_string_lossy())));
+            }
+        }
+    }
+    let mut out = text.to_string();
+    edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    for (range, value) in edits {
+        out.replace_range(range, &value);
+    }
+    Ok(out)
+}
+
+/// The relative path that leads from directory `from` to directory `to` (both canonical).
+fn relative_dir(from: &Path, to: &Path) -> PathBuf {
+    let (a, b): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..a.len() {
+        out.push("..");
+    }
+    for c in &b[common..] {
+        out.push(c);
+    }
+    out
+}
+
 fn trim_trailing_blank(out: &mut String) {
     let trimmed = out.trim_end_matches([' ', '\t']).len();
     if out[..trimmed].ends_with('\n') {
@@ -200,6 +261,7 @@ fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('"', "&quot;")
+        .replace('\'', "&apos;")
 }
 
 #[cfg(test)]
@@ -229,5 +291,34 @@ mod tests {
             out,
             "<ARINC_653_Module ModuleName=\"M\">\n    <Partition PartitionIdentifier=\"1\"/>\n    <NEW/>\n</ARINC_653_Module>"
         );
+    }
+}
+
+#[cfg(test)]
+mod rebase_tests {
+    use super::rebase_paths;
+
+    #[test]
+    fn relative_paths_follow_the_file_and_nothing_else_changes() {
+        let base = std::env::temp_dir().join(format!("partita-rebase-{}", std::process::id()));
+        let (from, to) = (base.join("a/b"), base.join("c"));
+        std::fs::create_dir_all(&from).unwrap();
+        std::fs::create_dir_all(&to).unwrap();
+        let text = r#"<ARINC_653_Module xmlns:p="urn:partita:1">
+<Partition EntryPoint="run.sh"/>
+<Partition EntryPoint="main"><p:Executable path='x&apos;y'/></Partition>
+<Partition EntryPoint="/abs/prog"/>
+<Pseudo_Partition Name="N" p:File="log/out" p:Fifo="f"/>
+</ARINC_653_Module>"#;
+        let moved = rebase_paths(text, &from, &to).unwrap();
+        let expected = text
+            .replace("\"run.sh\"", "\"../a/b/run.sh\"")
+            .replace("'x&apos;y'", "'../a/b/x&apos;y'")
+            .replace("\"log/out\"", "\"../a/b/log/out\"")
+            .replace("\"f\"", "\"../a/b/f\"");
+        assert_eq!(moved, expected);
+        assert_eq!(rebase_paths(text, &from, &from).unwrap(), text);
+        assert!(rebase_paths(text, &from, &base.join("missing")).is_err());
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }
