@@ -12,6 +12,8 @@
 //! | any time (`...Seconds`) | [`crate::time::MAX_SECONDS`] (one year) | `bad-time` |
 //! | any byte size (`memoryBytes`, `stackBytes`, `SizeBytes`) | [`MAX_SIZE_BYTES`] (1 TiB) | `bad-number` |
 //!
+//! A partition without a configured memory limit gets [`DEFAULT_MEMORY_BYTES`] (1 GiB).
+//!
 //! A module needs about six levels of nesting and a few hundred nodes; the bounds leave a wide
 //! margin while keeping the parser's recursion (roxmltree's tokenizer recurses once per nested
 //! element) and its node table small.
@@ -31,6 +33,12 @@ pub const MAX_VALUE_BYTES: usize = 4096;
 /// Largest byte size (`memoryBytes`, `stackBytes`, `SizeBytes`): 1 TiB. Sums of sizes are
 /// checked too.
 pub const MAX_SIZE_BYTES: u64 = 1 << 40;
+
+/// Memory limit of a partition whose configuration gives none (neither
+/// `partita:Resources memoryBytes` nor `Partition_Memory`): 1 GiB. A partition is never run
+/// without a limit, so one that allocates without end is killed inside its own cgroup
+/// (MEMORY_VIOLATION) instead of exhausting the host.
+pub const DEFAULT_MEMORY_BYTES: u64 = 1 << 30;
 
 /// Why `name` cannot be used as a name (rule `unsafe-name`), or `None` when it can. Names
 /// become file names (`--log-dir D/<partition>.log`), cgroup directory names and

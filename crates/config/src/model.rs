@@ -396,7 +396,9 @@ pub struct Partition {
     pub args: Vec<String>,
     /// Cores the partition may use: `partita:Resources cores`, else the cores of its windows.
     pub cores: Vec<u32>,
-    /// Memory limit: `partita:Resources memoryBytes`, else the sum of its memory requirements.
+    /// Memory limit: `partita:Resources memoryBytes`, else the sum of its memory requirements,
+    /// else [`crate::limits::DEFAULT_MEMORY_BYTES`]; always present in a validated module (a
+    /// plan file may lack it).
     pub memory_limit: Option<u64>,
     /// `partita:Resources maxProcesses`.
     pub max_processes: Option<u32>,

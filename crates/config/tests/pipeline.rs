@@ -173,7 +173,10 @@ fn standard_only_module_compiles() {
     assert!(fc.executable.ends_with("tests/fixtures/bin/true.sh"));
     let nav = plan.partition_by_id(2).expect("partition");
     assert_eq!(nav.period_origin, Some(15_000_000));
-    assert_eq!(nav.memory_limit, None);
+    assert_eq!(
+        nav.memory_limit,
+        Some(partita_config::limits::DEFAULT_MEMORY_BYTES)
+    );
     let maint = plan.partition_by_id(3).expect("partition");
     assert!(maint.system);
     assert_eq!(plan.channels.len(), 2);

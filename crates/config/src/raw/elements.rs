@@ -288,7 +288,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 self.check_attrs(c, MEMREQ_ATTRS);
                 requirements.push(RawMemoryRequirement {
                     kind: self.string(c, "Type", true),
-                    size: self.size(c, "SizeBytes", true, 0),
+                    size: self.size(c, "SizeBytes", true, 1),
                     access: self.choice(c, "Access", true, MemoryAccess::VALUES),
                     physical_address: self.u64(c, "PhysicalAddress", false, 0),
                 });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Construction of the typed model (only called when no error was reported).
 
+use crate::limits::DEFAULT_MEMORY_BYTES;
 use crate::model::{
     Backend, Channel, Endpoint, ErrorAction, ErrorIdLevel, HmStateEntry, HmTables,
     MemoryRequirement, ModuleSchedule, Partition, PartitionHmTable, Port, ProcessSpec,
@@ -23,9 +24,11 @@ impl Validator<'_, '_, '_> {
             let exe = self.executable_path(i)?;
             let res = p.resources.as_ref();
             let mem = memory.get(i).cloned().unwrap_or_default();
-            let memory_limit = res.and_then(|r| val(&r.memory_bytes)).or_else(|| {
-                (!mem.is_empty()).then(|| mem.iter().fold(0u64, |a, m| a.saturating_add(m.size)))
-            });
+            // Sizes are at most 1 TiB and a file has at most 200 000 nodes: the sum fits.
+            let configured = res
+                .and_then(|r| val(&r.memory_bytes))
+                .or_else(|| (!mem.is_empty()).then(|| mem.iter().map(|m| m.size).sum::<u64>()));
+            let memory_limit = Some(configured.unwrap_or(DEFAULT_MEMORY_BYTES));
             let cores = match res.and_then(|r| val(&r.cores)) {
                 Some(c) => c,
                 None => facts.window_cores.get(i)?.iter().copied().collect(),
