@@ -144,6 +144,8 @@ define_rules! {
         "Two windows on the same core overlap in time.";
     FrameNotMultipleOfPeriod = "frame-not-multiple-of-period", Error,
         "The major frame is not a whole multiple of a partition's period.";
+    TooManyPeriods = "too-many-periods", Error,
+        "A major frame holds more than 1000000 periods of a partition (MajorFrameSeconds / PeriodSeconds).";
     DurationExceedsPeriod = "duration-exceeds-period", Error,
         "A partition's `PeriodDurationSeconds` is longer than its `PeriodSeconds`.";
     PeriodDurationNotMet = "period-duration-not-met", Error,

@@ -11,6 +11,7 @@
 //! | one attribute value or `partita:Arg` text | [`MAX_VALUE_BYTES`] (4096) | `xml-too-large` |
 //! | any time (`...Seconds`) | [`crate::time::MAX_SECONDS`] (one year) | `bad-time` |
 //! | any byte size (`memoryBytes`, `stackBytes`, `SizeBytes`) | [`MAX_SIZE_BYTES`] (1 TiB) | `bad-number` |
+//! | periods of a partition in a major frame | [`MAX_PERIODS_PER_FRAME`] (1 000 000) | `too-many-periods` |
 //!
 //! A partition without a configured memory limit gets [`DEFAULT_MEMORY_BYTES`] (1 GiB).
 //!
@@ -29,6 +30,11 @@ pub const MAX_NODES: u32 = 200_000;
 
 /// Longest attribute value (or `partita:Arg` text), in bytes: `PATH_MAX` on Linux.
 pub const MAX_VALUE_BYTES: usize = 4096;
+
+/// Most periods of one partition in a major frame (`MajorFrameSeconds / PeriodSeconds`): the
+/// per-period supply check walks every period, so a one-year frame of 1 ms periods would take
+/// minutes and gigabytes (rule `too-many-periods`).
+pub const MAX_PERIODS_PER_FRAME: u64 = 1_000_000;
 
 /// Largest byte size (`memoryBytes`, `stackBytes`, `SizeBytes`): 1 TiB. Sums of sizes are
 /// checked too.

@@ -47,3 +47,24 @@ fn node_count_and_file_size_are_bounded() {
     );
     assert_eq!(rules_of(&big), vec![Rule::XmlTooLarge]);
 }
+
+/// Found by the fuzz harness: 4 600 stacked windows gave every overlapping pair (ten million
+/// diagnostics, gigabytes); each overlapping window is now reported once.
+#[test]
+fn stacked_windows_give_one_diagnostic_each() {
+    let n = 4_000;
+    let window = "<Window_Schedule WindowIdentifier=\"1\" WindowStartSeconds=\"0\" WindowDurationSeconds=\"0.02\"/>\n";
+    let src = format!(
+        "<ARINC_653_Module ModuleName=\"m\">\
+         <Partition PartitionIdentifier=\"1\" PartitionName=\"P1\" Criticality=\"LEVEL_A\" EntryPoint=\"x\"/>\
+         <Module_Schedule MajorFrameSeconds=\"0.1\">\
+         <Partition_Schedule PartitionIdentifier=\"1\" PeriodSeconds=\"0.1\" PeriodDurationSeconds=\"0.02\">\n{}\
+         </Partition_Schedule></Module_Schedule></ARINC_653_Module>",
+        window.repeat(n)
+    );
+    let overlaps = rules_of(&src)
+        .into_iter()
+        .filter(|r| *r == Rule::WindowOverlap)
+        .count();
+    assert_eq!(overlaps, n - 1);
+}

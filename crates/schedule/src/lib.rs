@@ -102,21 +102,32 @@ impl FramePlan {
             .collect()
     }
 
-    /// Pairs of indices `(a, b)`, `a < b`, of windows that overlap on the same core.
+    /// Pairs of indices `(a, b)`, `a < b`, of windows that overlap on the same core: every
+    /// window that starts before an earlier-starting window of its core has ended, paired with
+    /// the one of those that reaches furthest. Empty exactly when no two windows overlap; one
+    /// pair per overlapping window at most, so thousands of stacked windows give thousands of
+    /// pairs, not millions.
     pub fn overlapping_windows(&self) -> Vec<(usize, usize)> {
-        let mut order: Vec<usize> = (0..self.windows.len()).collect();
+        let mut order: Vec<usize> = (0..self.windows.len())
+            .filter(|&i| self.windows[i].duration > 0)
+            .collect();
         order.sort_by_key(|&i| (self.windows[i].core, self.windows[i].offset, i));
         let mut pairs = Vec::new();
-        for (k, &i) in order.iter().enumerate() {
-            let wi = &self.windows[i];
-            for &j in &order[k + 1..] {
-                let wj = &self.windows[j];
-                if wj.core != wi.core || wj.offset >= wi.end() {
-                    break;
+        // The window reaching furthest among those seen so far on the current core.
+        let mut reach: Option<usize> = None;
+        for &j in &order {
+            let wj = &self.windows[j];
+            match reach {
+                Some(r) if self.windows[r].core == wj.core => {
+                    let wr = &self.windows[r];
+                    if wj.offset < wr.end() {
+                        pairs.push((r.min(j), r.max(j)));
+                    }
+                    if wj.end() > wr.end() {
+                        reach = Some(j);
+                    }
                 }
-                if wj.duration > 0 && wi.duration > 0 {
-                    pairs.push((i.min(j), i.max(j)));
-                }
+                _ => reach = Some(j),
             }
         }
         pairs.sort_unstable();

@@ -218,3 +218,14 @@ proptest! {
         prop_assert_eq!(total, plan.partition_time(part));
     }
 }
+
+#[test]
+fn stacked_windows_are_one_overlap_each() {
+    let plan = FramePlan {
+        major_frame: 100,
+        windows: (0..10_000)
+            .map(|i| win(i, 0, 0, u64::from(i % 7), 50))
+            .collect(),
+    };
+    assert_eq!(plan.overlapping_windows().len(), 9_999);
+}

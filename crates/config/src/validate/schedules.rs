@@ -2,6 +2,7 @@
 //! Module schedule rules: major frames, partition periods, windows and cores.
 
 use crate::diag::{Pos, Rule};
+use crate::limits::MAX_PERIODS_PER_FRAME;
 use crate::raw::val;
 use crate::time::format_duration;
 use partita_schedule::{FramePlan, Nanos, Window};
@@ -165,6 +166,22 @@ impl Validator<'_, '_, '_> {
                                 .with_hint("choose the major frame as a common multiple of all partition periods (e.g. their least common multiple)")
                                 .with_related(f.pos, "major frame defined here");
                         }
+                        let periods = f.value / period.value;
+                        if periods > MAX_PERIODS_PER_FRAME {
+                            self.sink
+                                .emit(
+                                    Rule::TooManyPeriods,
+                                    period.pos,
+                                    format!(
+                                        "the major frame ({}) holds {periods} periods of {} of partition {}; at most {MAX_PERIODS_PER_FRAME} are checked",
+                                        format_duration(f.value),
+                                        format_duration(period.value),
+                                        idx.map(|i| self.partition_label(i)).unwrap_or_else(|| "?".into())
+                                    ),
+                                )
+                                .with_hint("a major frame repeats: give it the length of one cycle of the periods (their least common multiple), not of the whole mission")
+                                .with_related(f.pos, "major frame defined here");
+                        }
                     }
                 }
             }
@@ -298,7 +315,10 @@ impl Validator<'_, '_, '_> {
             let (Some(period), Some(duration)) = (&ps.period, &ps.duration) else {
                 continue;
             };
-            if period.value == 0 || frame.value % period.value != 0 || duration.value > period.value
+            if period.value == 0
+                || frame.value % period.value != 0
+                || duration.value > period.value
+                || frame.value / period.value > MAX_PERIODS_PER_FRAME
             {
                 continue;
             }
