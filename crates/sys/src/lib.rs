@@ -8,6 +8,7 @@
 //! process), and for the few calls (futex, `clone`, `clock_nanosleep`) where a thin wrapper is
 //! the clearest.
 
+pub mod alloc_meter;
 pub mod cgroup;
 pub mod control;
 pub mod creation;
