@@ -20,6 +20,7 @@ mod partition;
 mod ports;
 mod render;
 mod run;
+mod soak;
 mod stats;
 mod switch;
 
@@ -35,6 +36,7 @@ pub use ports::{
     PortsReport,
 };
 pub use render::render;
+pub use soak::{cli_soak, render_soak, run_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
 pub use switch::{run_switch, Check, Machine, PlanInfo, Section, SwitchOptions, SwitchReport};
 

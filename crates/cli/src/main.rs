@@ -206,6 +206,22 @@ enum BenchCmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Long run of a module (default: the flagship) sampling memory and descriptors of the
+    /// manager and its partitions, with missed boundaries and window-start drift
+    /// (docs/soak.md; root).
+    Soak {
+        /// Module XML or plan file (default: the embedded flagship).
+        file: Option<PathBuf>,
+        /// How long the module runs.
+        #[arg(long, value_parser = parse_duration, default_value = "1h")]
+        duration: Duration,
+        /// Time between two samples.
+        #[arg(long, value_parser = parse_duration, default_value = "10s")]
+        interval: Duration,
+        /// Output directory (default: bench-results/soak-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 /// Why a command-line duration was refused.
@@ -351,6 +367,15 @@ fn main() -> ExitCode {
             &partita_bench::PortsOptions { quick },
             json,
         )),
+        Cmd::Bench {
+            what:
+                BenchCmd::Soak {
+                    file,
+                    duration,
+                    interval,
+                    out,
+                },
+        } => soak(file, duration, interval, out),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(
@@ -548,6 +573,47 @@ fn cc_cmd(print_flags: bool, pkg_config: bool, args: &[String]) -> ExitCode {
         eprintln!("partita cc: {e}");
         ExitStatus::CannotRun.into()
     })
+}
+
+/// `partita bench soak`: the embedded flagship unless a module is given, run by this very
+/// executable.
+fn soak(
+    file: Option<PathBuf>,
+    duration: Duration,
+    interval: Duration,
+    out: Option<PathBuf>,
+) -> ExitStatus {
+    let module = match file.map_or_else(embedded::materialise, Ok) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("partita: preparing the embedded module: {e}");
+            return ExitStatus::CannotRun;
+        }
+    };
+    let partita = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("partita: locating the partita executable: {e}");
+            return ExitStatus::CannotRun;
+        }
+    };
+    let out = out.unwrap_or_else(|| {
+        let stamp = partita_bench::default_json_path();
+        let name = stamp
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("switch")
+            .replacen("switch", "soak", 1);
+        stamp.with_file_name(name)
+    });
+    bench_status(partita_bench::cli_soak(&partita_bench::SoakOptions {
+        partita,
+        module,
+        duration,
+        interval,
+        warm_up: interval.min(Duration::from_secs(5)),
+        out_dir: out,
+    }))
 }
 
 /// The status of a `partita bench` command (the bench crate reports success, 3 or 4).

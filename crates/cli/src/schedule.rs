@@ -186,7 +186,7 @@ pub fn main(o: &Options) -> ExitStatus {
             Ok(moved) => moved,
             Err(e) => {
                 eprintln!("partita: {}: {e}", dir_of(t).display());
-                return 3;
+                return ExitStatus::FileError;
             }
         },
         None => new_text,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A fuzz harness on stable Rust for the configuration front end (XML → diagnostics →
 //! validated model → compiled plan) and the plan-file loader.
 //!

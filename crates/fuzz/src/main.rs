@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita-fuzz`: the long fuzz run of the configuration front end and the plan loader
 //! (`docs/fuzzing.md`). Exit status: 0 no failure, 1 failures (written to `--failures`),
 //! 2 bad command line or unreadable corpus, 3 the watchdog stopped a hanging or

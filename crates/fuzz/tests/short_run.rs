@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The short fuzz run of the test suite (the long run is in `docs/fuzzing.md`), and the proof
 //! that the harness catches what it is meant to catch.
 

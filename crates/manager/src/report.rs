@@ -27,6 +27,10 @@ pub struct CoreReport {
     pub switch_cost: Summary,
     /// Errors seen while switching.
     pub errors: Vec<String>,
+    /// The last window started on this core: its planned start against when the scheduler
+    /// acted is the drift accumulated over the whole run (planned starts are counted from
+    /// the module epoch, never from the previous start).
+    pub last_window: Option<WindowStart>,
 }
 
 /// One partition's figures.

@@ -57,6 +57,8 @@ pub(crate) struct CoreStats {
     pub realtime: Option<String>,
     pub trace: Vec<WindowStart>,
     pub trace_dropped: u64,
+    /// The last window start (kept whatever the trace limit, for the drift over a long run).
+    pub last_window: Option<WindowStart>,
     /// Per partition: (largest freeze lead + wake guard used, boundaries frozen with one).
     pub freeze_ahead: Vec<(u64, u64)>,
 }
@@ -116,6 +118,7 @@ impl CoreStats {
             realtime: None,
             trace: Vec::with_capacity(shared.trace_limit),
             trace_dropped: 0,
+            last_window: None,
             freeze_ahead: vec![(0, 0); shared.parts.len()],
         }
     }
@@ -355,20 +358,22 @@ impl CoreWalk<'_> {
         }
         drop(d);
         self.st.windows += 1;
+        let spec = shared.schedules.get(self.sched);
+        let start = WindowStart {
+            core: self.core,
+            schedule: crate::msched::schedule_id(spec),
+            frame: self.cur.frame,
+            window: spec.plan.windows[w].id,
+            partition: n,
+            planned_ns: deadline - shared.epoch,
+            actual_ns: woke.saturating_sub(shared.epoch),
+        };
         if self.st.trace.len() < shared.trace_limit {
-            let spec = shared.schedules.get(self.sched);
-            self.st.trace.push(WindowStart {
-                core: self.core,
-                schedule: crate::msched::schedule_id(spec),
-                frame: self.cur.frame,
-                window: spec.plan.windows[w].id,
-                partition: n,
-                planned_ns: deadline - shared.epoch,
-                actual_ns: woke.saturating_sub(shared.epoch),
-            });
+            self.st.trace.push(start);
         } else {
             self.st.trace_dropped += 1;
         }
+        self.st.last_window = Some(start);
     }
 
     /// Moves to the boundary after the one handled at `done`, or to the one in force when

@@ -327,6 +327,7 @@ fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<String>) -> CoreSumma
             wake_lateness: s.wake_lateness.summary(),
             switch_cost: s.switch_cost.summary(),
             errors: s.errors,
+            last_window: s.last_window,
         });
     }
     CoreSummary {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A global allocator that counts: the bytes allocated now and the peak since the last
 //! [`AllocMeter::reset_peak`]. The fuzz harness installs it (`#[global_allocator]`) to report
 //! the peak allocation of each input and to stop a run whose allocation grows without bound.
