@@ -502,8 +502,9 @@ pub fn run(c: &Campaign, corpus: &Corpus, meter: &'static AllocMeter) -> Report 
                 if !cur.running.load(Ordering::Relaxed) {
                     continue;
                 }
-                let ran =
-                    clock.elapsed().as_micros() as u64 - cur.started_us.load(Ordering::Relaxed);
+                let index = cur.index.load(Ordering::Relaxed);
+                let started = cur.started_us.load(Ordering::Relaxed);
+                let ran = (clock.elapsed().as_micros() as u64).saturating_sub(started);
                 let grown =
                     (meter.current() as u64).saturating_sub(cur.baseline.load(Ordering::Relaxed));
                 let why = if ran > 4 * c.time_limit.as_micros() as u64 {
@@ -513,7 +514,13 @@ pub fn run(c: &Campaign, corpus: &Corpus, meter: &'static AllocMeter) -> Report 
                 } else {
                     continue;
                 };
-                let index = cur.index.load(Ordering::Relaxed);
+                // Still the same input (not the next one, started meanwhile)?
+                let same = cur.running.load(Ordering::Relaxed)
+                    && cur.index.load(Ordering::Relaxed) == index
+                    && cur.started_us.load(Ordering::Relaxed) == started;
+                if !same {
+                    continue;
+                }
                 let (target, bytes) = cur
                     .input
                     .lock()
