@@ -13,11 +13,31 @@
 //! | any byte size (`memoryBytes`, `stackBytes`, `SizeBytes`) | [`MAX_SIZE_BYTES`] (1 TiB) | `bad-number` |
 //! | periods of a partition in a major frame | [`MAX_PERIODS_PER_FRAME`] (1 000 000) | `too-many-periods` |
 //!
+//! The ARINC 653 system limits (`SYSTEM_LIMIT_*` of `ARINC653.h`: message size, messages
+//! per queue, partitions, ports per partition) are in [`system`] (rule `system-limit`).
+//!
 //! A partition without a configured memory limit gets [`DEFAULT_MEMORY_BYTES`] (1 GiB).
 //!
 //! A module needs about six levels of nesting and a few hundred nodes; the bounds leave a wide
 //! margin while keeping the parser's recursion (roxmltree's tokenizer recurses once per nested
 //! element) and its node table small.
+
+/// The ARINC 653 system limits of `include/ARINC653.h` (`SYSTEM_LIMIT_*`) that a configuration
+/// must respect, enforced by the `system-limit` rule and by the plan loader, so that `check`
+/// refuses what the partition runtime would refuse. `crates/config/tests/bounds.rs` checks
+/// that they equal the header's constants.
+pub mod system {
+    /// `SYSTEM_LIMIT_MESSAGE_SIZE`: the largest `MaxMessageSize` of a port, bytes.
+    pub const MESSAGE_SIZE: u32 = 8192;
+    /// `SYSTEM_LIMIT_NUMBER_OF_MESSAGES`: the largest `MaxNbMessages` of a queuing port.
+    pub const NUMBER_OF_MESSAGES: u32 = 512;
+    /// `SYSTEM_LIMIT_NUMBER_OF_PARTITIONS`: the most partitions in a module.
+    pub const NUMBER_OF_PARTITIONS: usize = 32;
+    /// `SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS`: the most sampling ports of a partition.
+    pub const NUMBER_OF_SAMPLING_PORTS: usize = 512;
+    /// `SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS`: the most queuing ports of a partition.
+    pub const NUMBER_OF_QUEUING_PORTS: usize = 512;
+}
 
 /// Largest configuration file read (bytes).
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;

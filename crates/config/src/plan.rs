@@ -12,6 +12,7 @@
 //! |     44 |    8 | payload length in bytes               |
 //! |     52 |    n | payload: the plan as JSON             |
 
+use crate::limits::system;
 use crate::model::{
     Backend, Channel, Criticality, Endpoint, HmTables, MemoryRequirement, ModuleSchedule, Port,
     PortKind, ProcessPolicy, ProcessSpec, ValidatedModule, MAX_SCHEDULES,
@@ -132,6 +133,15 @@ impl CompiledPlan {
         let names = self.partitions.iter().flat_map(|p| {
             std::iter::once(p.name.as_str()).chain(p.ports.iter().map(|port| port.name.as_str()))
         });
+        let ports = self.partitions.iter().flat_map(|p| &p.ports);
+        if self.partitions.len() > system::NUMBER_OF_PARTITIONS
+            || ports.clone().any(|port| {
+                port.max_message_size > system::MESSAGE_SIZE
+                    || port.max_nb_messages.unwrap_or(0) > system::NUMBER_OF_MESSAGES
+            })
+        {
+            return Err(Inconsistency::SystemLimit);
+        }
         for name in names {
             if let Some(reason) = crate::limits::name_problem(name) {
                 return Err(Inconsistency::UnsafeName {
@@ -247,10 +257,11 @@ pub struct PartitionTiming {
     pub period_origin: Nanos,
 }
 
-/// Largest message of a channel the manager creates.
-pub const MAX_CHANNEL_MESSAGE: u32 = 1 << 24;
-/// Largest queue of a queuing channel the manager creates.
-pub const MAX_CHANNEL_QUEUE: u32 = 1 << 20;
+/// Largest message of a channel the manager creates: `SYSTEM_LIMIT_MESSAGE_SIZE`, the limit
+/// `partita check` enforces (rule `system-limit`).
+pub const MAX_CHANNEL_MESSAGE: u32 = system::MESSAGE_SIZE;
+/// Largest queue of a queuing channel the manager creates: `SYSTEM_LIMIT_NUMBER_OF_MESSAGES`.
+pub const MAX_CHANNEL_QUEUE: u32 = system::NUMBER_OF_MESSAGES;
 
 impl Channel {
     /// Structural checks of a channel among `partitions` partitions (the configuration
@@ -285,6 +296,10 @@ pub enum Inconsistency {
     /// The plan has no partition.
     #[error("the plan has no partition")]
     NoPartition,
+    /// More partitions, or a larger port, than the ARINC 653 system limits allow (rule
+    /// `system-limit`).
+    #[error("the plan passes an ARINC 653 system limit (partitions, message size or messages per queue)")]
+    SystemLimit,
     /// A partition or port name is not safe in file, cgroup and shared-memory object names
     /// (rule `unsafe-name`).
     #[error("name {name:?}: {reason}")]

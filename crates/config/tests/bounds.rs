@@ -68,3 +68,66 @@ fn stacked_windows_give_one_diagnostic_each() {
         .count();
     assert_eq!(overlaps, n - 1);
 }
+
+/// The `SYSTEM_LIMIT_*` constants of `include/ARINC653.h`.
+fn header_limits() -> Vec<(String, u64)> {
+    let header = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include/ARINC653.h");
+    std::fs::read_to_string(header)
+        .expect("ARINC653.h")
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.strip_prefix("#define SYSTEM_LIMIT_")?.split_whitespace();
+            Some((w.next()?.to_string(), w.next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn system_limits_equal_the_header_and_are_listed_by_the_rule() {
+    use partita_config::limits::system;
+    let header = header_limits();
+    let ours: [(&str, u64); 5] = [
+        ("MESSAGE_SIZE", u64::from(system::MESSAGE_SIZE)),
+        ("NUMBER_OF_MESSAGES", u64::from(system::NUMBER_OF_MESSAGES)),
+        ("NUMBER_OF_PARTITIONS", system::NUMBER_OF_PARTITIONS as u64),
+        (
+            "NUMBER_OF_SAMPLING_PORTS",
+            system::NUMBER_OF_SAMPLING_PORTS as u64,
+        ),
+        (
+            "NUMBER_OF_QUEUING_PORTS",
+            system::NUMBER_OF_QUEUING_PORTS as u64,
+        ),
+    ];
+    let description = Rule::SystemLimit.description();
+    for (name, value) in ours {
+        let in_header = header.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+        assert_eq!(in_header, Some(value), "SYSTEM_LIMIT_{name}");
+        assert!(
+            description.contains(&format!("SYSTEM_LIMIT_{name} ({value})")),
+            "`partita rules` must list SYSTEM_LIMIT_{name} ({value}): {description}"
+        );
+    }
+}
+
+#[test]
+fn partition_and_port_counts_are_held_to_the_system_limits() {
+    let partitions: String = (0..33)
+        .map(|i| format!("<Partition PartitionIdentifier=\"{i}\" PartitionName=\"P{i}\" Criticality=\"LEVEL_A\" EntryPoint=\"x\"/>\n"))
+        .collect();
+    let src = format!("<ARINC_653_Module ModuleName=\"m\">{partitions}</ARINC_653_Module>");
+    assert!(rules_of(&src).contains(&Rule::SystemLimit));
+    let ports: String = (0..513)
+        .map(|i| {
+            format!("<Sampling_Port Name=\"S{i}\" MaxMessageSize=\"8\" Direction=\"SOURCE\"/>\n")
+        })
+        .collect();
+    let src = format!(
+        "<ARINC_653_Module ModuleName=\"m\"><Partition PartitionIdentifier=\"1\" PartitionName=\"P\" Criticality=\"LEVEL_A\" EntryPoint=\"x\">{ports}</Partition></ARINC_653_Module>"
+    );
+    let limits = rules_of(&src)
+        .into_iter()
+        .filter(|r| *r == Rule::SystemLimit)
+        .count();
+    assert_eq!(limits, 1);
+}

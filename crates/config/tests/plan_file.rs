@@ -218,3 +218,21 @@ fn a_plan_with_an_unsafe_name_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_plan_past_the_system_limits_is_refused() {
+    let mut plan = good_plan();
+    let port = plan
+        .partitions
+        .iter_mut()
+        .find_map(|p| p.ports.first_mut())
+        .expect("a port");
+    port.max_message_size = 16 << 20;
+    let bytes = plan_to_bytes(&plan).expect("bytes");
+    assert!(matches!(
+        read_plan(&bytes),
+        Err(PlanError::Inconsistent(
+            partita_config::Inconsistency::SystemLimit
+        ))
+    ));
+}

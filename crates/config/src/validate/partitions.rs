@@ -4,7 +4,8 @@
 
 use crate::diag::{Pos, Rule};
 use crate::entry::{self, EntryLookup};
-use crate::model::{MemoryRequirement, Port, DEFAULT_ENTRY_FUNCTION, MAX_NAME_LEN};
+use crate::limits::system;
+use crate::model::{MemoryRequirement, Port, PortKind, DEFAULT_ENTRY_FUNCTION, MAX_NAME_LEN};
 use crate::raw::{val, Opt};
 use std::collections::HashMap;
 
@@ -21,6 +22,19 @@ impl Validator<'_, '_, '_> {
                     "the module declares no `Partition`",
                 )
                 .with_hint("declare at least one <Partition PartitionIdentifier=\"1\" PartitionName=\"...\" Criticality=\"LEVEL_A\" EntryPoint=\"...\"/>");
+        }
+        if let Some(p) = raw.partitions.get(system::NUMBER_OF_PARTITIONS) {
+            self.sink
+                .emit(
+                    Rule::SystemLimit,
+                    p.pos,
+                    format!(
+                        "the module declares {} partitions; SYSTEM_LIMIT_NUMBER_OF_PARTITIONS is {}",
+                        raw.partitions.len(),
+                        system::NUMBER_OF_PARTITIONS
+                    ),
+                )
+                .with_hint("the partition runtime's tables hold at most that many partitions");
         }
         let mut by_name: HashMap<&str, usize> = HashMap::new();
         for (i, p) in raw.partitions.iter().enumerate() {
@@ -74,6 +88,7 @@ impl Validator<'_, '_, '_> {
                 }
             }
             // Ports.
+            self.port_limits(i);
             let mut ports: Vec<(Pos, Port)> = Vec::new();
             let mut port_names: HashMap<&str, Pos> = HashMap::new();
             for port in &p.ports {
@@ -155,6 +170,78 @@ impl Validator<'_, '_, '_> {
                 }
             }
             self.executable(i);
+        }
+    }
+
+    /// The `system-limit` rule on the ports of partition `i`: message sizes and counts, and
+    /// the number of ports of each kind.
+    fn port_limits(&mut self, i: usize) {
+        let p = &self.raw.partitions[i];
+        for port in &p.ports {
+            let values = [
+                (
+                    &port.max_message_size,
+                    "MaxMessageSize",
+                    "MESSAGE_SIZE",
+                    system::MESSAGE_SIZE,
+                    "split larger data over several messages",
+                ),
+                (
+                    &port.max_nb_messages,
+                    "MaxNbMessages",
+                    "NUMBER_OF_MESSAGES",
+                    system::NUMBER_OF_MESSAGES,
+                    "a queuing port holds at most that many messages",
+                ),
+            ];
+            for (value, attribute, constant, limit, hint) in values {
+                let Some(v) = value.as_ref().filter(|v| v.value > limit) else {
+                    continue;
+                };
+                self.sink
+                    .emit(
+                        Rule::SystemLimit,
+                        v.pos,
+                        format!(
+                            "{attribute} {} is above SYSTEM_LIMIT_{constant} ({limit})",
+                            v.value
+                        ),
+                    )
+                    .with_hint(hint);
+            }
+        }
+        for (kind, word, limit) in [
+            (
+                PortKind::Sampling,
+                "SAMPLING",
+                system::NUMBER_OF_SAMPLING_PORTS,
+            ),
+            (
+                PortKind::Queuing,
+                "QUEUING",
+                system::NUMBER_OF_QUEUING_PORTS,
+            ),
+        ] {
+            let of_kind: Vec<Pos> = p
+                .ports
+                .iter()
+                .filter(|q| q.kind == kind)
+                .map(|q| q.pos)
+                .collect();
+            if let Some(&pos) = of_kind.get(limit) {
+                self.sink
+                    .emit(
+                        Rule::SystemLimit,
+                        pos,
+                        format!(
+                            "partition {} declares {} {} ports; SYSTEM_LIMIT_NUMBER_OF_{word}_PORTS is {limit}",
+                            self.partition_name(i),
+                            of_kind.len(),
+                            word.to_lowercase()
+                        ),
+                    )
+                    .with_hint("the partition runtime's port table holds at most that many");
+            }
         }
     }
 
