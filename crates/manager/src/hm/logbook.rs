@@ -22,6 +22,9 @@ pub const LOG_FORMAT_VERSION: u32 = 1;
 /// raising errors evicts its own records, not its neighbours' few.
 pub const MEMORY_CAPACITY: usize = 1024;
 
+/// Longest logbook line [`read_log`] accepts, bytes (a record is a few hundred).
+pub const MAX_RECORD_BYTES: usize = 64 * 1024;
+
 /// What was detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -318,20 +321,37 @@ pub fn read_log(path: &Path) -> Result<Vec<LogRecord>, LogReadError> {
         path: path.to_path_buf(),
         source,
     };
-    let f = std::fs::File::open(path).map_err(io)?;
+    use std::io::Read;
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
     let mut out = Vec::new();
-    for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
-        let line = line.map_err(io)?;
-        if line.trim().is_empty() {
-            continue;
+    let mut bytes = Vec::new();
+    for i in 0.. {
+        bytes.clear();
+        // One line, but never more than a record can be: a file without newlines (or a device
+        // such as /dev/zero) is refused, not read into memory.
+        let n = (&mut reader)
+            .take(MAX_RECORD_BYTES as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(io)?;
+        if n == 0 {
+            break;
         }
         let corrupt = |reason: String| LogReadError::Corrupt {
             path: path.to_path_buf(),
             line: i + 1,
             reason,
         };
+        if bytes.len() > MAX_RECORD_BYTES {
+            return Err(corrupt(format!(
+                "the line is longer than {MAX_RECORD_BYTES} bytes"
+            )));
+        }
+        let line = std::str::from_utf8(&bytes).map_err(|e| corrupt(e.to_string()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
         let value: serde_json::Value =
-            serde_json::from_str(&line).map_err(|e| corrupt(e.to_string()))?;
+            serde_json::from_str(line).map_err(|e| corrupt(e.to_string()))?;
         match value.get("v").and_then(|v| v.as_u64()) {
             Some(v) if v == LOG_FORMAT_VERSION as u64 => {}
             Some(v) => {
@@ -497,6 +517,16 @@ mod tests {
         assert!(matches!(
             read_log(&dir.join("missing")),
             Err(LogReadError::Io { .. })
+        ));
+        // A line longer than any record (or an endless one) is refused, not read whole.
+        std::fs::write(&path, format!("\n{}", "x".repeat(MAX_RECORD_BYTES + 1))).unwrap();
+        assert!(matches!(
+            read_log(&path),
+            Err(LogReadError::Corrupt { line: 2, .. })
+        ));
+        assert!(matches!(
+            read_log(Path::new("/dev/zero")),
+            Err(LogReadError::Corrupt { line: 1, .. })
         ));
         let _ = std::fs::remove_dir_all(&dir);
     }
