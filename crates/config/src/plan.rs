@@ -423,6 +423,9 @@ pub fn compile(module: &ValidatedModule) -> CompiledPlan {
 /// Why a plan file could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
+    /// The file is larger than [`crate::limits::MAX_READ_BYTES`] (read no further).
+    #[error("the plan file is larger than {} bytes", crate::limits::MAX_READ_BYTES)]
+    TooLarge,
     /// The data does not start with `PARTPLAN`.
     #[error("not a partita plan file (bad magic)")]
     BadMagic,

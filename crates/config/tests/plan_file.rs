@@ -236,3 +236,18 @@ fn a_plan_past_the_system_limits_is_refused() {
         ))
     ));
 }
+
+#[test]
+fn a_plan_file_past_the_read_bound_is_too_large() {
+    let path = scratch("huge.plan");
+    let mut bytes = good_bytes();
+    bytes.resize(partita_config::limits::MAX_READ_BYTES as usize + 10, b' ');
+    std::fs::write(&path, &bytes).expect("write");
+    assert!(matches!(
+        load(&path),
+        Err(LoadError::Plan {
+            source: PlanError::TooLarge,
+            ..
+        })
+    ));
+}
