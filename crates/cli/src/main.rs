@@ -456,7 +456,7 @@ fn compile(file: &PathBuf, output: &PathBuf) -> ExitStatus {
 }
 
 fn load_plan(file: &PathBuf) -> Result<partita_config::CompiledPlan, ExitStatus> {
-    let bytes = std::fs::read(file).map_err(|e| {
+    let bytes = partita_config::limits::read_bounded(file).map_err(|e| {
         eprintln!("partita: {}: {e}", file.display());
         ExitStatus::FileError
     })?;

@@ -78,7 +78,11 @@ pub fn main(o: &Options) -> ExitStatus {
         eprintln!("partita schedule: give either -o FILE or --in-place, not both");
         return ExitStatus::BadCommandLine;
     }
-    let text = match std::fs::read_to_string(file) {
+    let read = partita_config::limits::read_bounded(file).and_then(|b| {
+        String::from_utf8(b)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()))
+    });
+    let text = match read {
         Ok(t) => t,
         Err(e) => {
             eprintln!("partita: {}: {e}", file.display());

@@ -113,3 +113,20 @@ fn an_endless_logbook_is_a_file_error() {
     assert_eq!(o.status.code(), Some(3), "{all}");
     assert!(all.contains("/dev/zero:1:"), "{all}");
 }
+
+#[test]
+fn an_endless_configuration_is_read_no_further_than_the_bound() {
+    for args in [
+        vec!["check", "/dev/zero"],
+        vec!["run", "--duration", "1s", "/dev/zero"],
+        vec!["schedule", "/dev/zero"],
+    ] {
+        let o = partita().args(&args).output().unwrap();
+        let all = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {all}");
+        assert!(
+            all.contains("/dev/zero:1:1: error[xml-too-large]"),
+            "{args:?}: {all}"
+        );
+    }
+}

@@ -329,12 +329,6 @@ pub fn load(path: impl AsRef<Path>) -> Result<CompiledPlan, LoadError> {
         source,
     })?;
     if is_plan(&bytes) {
-        if bytes.len() as u64 > limits::MAX_READ_BYTES {
-            return Err(LoadError::Plan {
-                path: path.to_path_buf(),
-                source: PlanError::TooLarge,
-            });
-        }
         return read_plan(&bytes).map_err(|source| LoadError::Plan {
             path: path.to_path_buf(),
             source,

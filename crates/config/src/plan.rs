@@ -506,6 +506,9 @@ pub fn read_plan(data: &[u8]) -> Result<CompiledPlan, PlanError> {
     if !is_plan(data) {
         return Err(PlanError::BadMagic);
     }
+    if data.len() as u64 > crate::limits::MAX_READ_BYTES {
+        return Err(PlanError::TooLarge);
+    }
     let field = |range: std::ops::Range<usize>| data.get(range).ok_or(PlanError::Truncated);
     let version = u32::from_le_bytes(field(8..12)?.try_into().map_err(|_| PlanError::Truncated)?);
     if version != PLAN_FORMAT_VERSION {
