@@ -8,24 +8,13 @@ pub type Priority = i32;
 /// ARINC 653 `LOCK_LEVEL_TYPE`.
 pub type LockLevel = i32;
 
-/// `INFINITE_TIME_VALUE`: no time-out / no period / no capacity.
-pub const INFINITE_TIME_VALUE: SystemTime = -1;
-/// Lowest process priority.
-pub const MIN_PRIORITY_VALUE: Priority = 1;
-/// Highest process priority.
-pub const MAX_PRIORITY_VALUE: Priority = 239;
-/// Maximum preemption lock level (also the maximum recursive mutex lock count).
-pub const MAX_LOCK_LEVEL: LockLevel = 16;
-/// Length of APEX object names (`NAME_TYPE`).
-pub const MAX_NAME_LENGTH: usize = 30;
-/// Maximum semaphore value (`MAX_SEMAPHORE_VALUE`).
-pub const MAX_SEMAPHORE_VALUE: i32 = 32767;
-/// Largest message accepted by buffers and blackboards (`SYSTEM_LIMIT_MESSAGE_SIZE`).
-pub const SYSTEM_LIMIT_MESSAGE_SIZE: usize = 8192;
-/// Largest `MAX_NB_MESSAGE` of a buffer (`SYSTEM_LIMIT_NUMBER_OF_MESSAGES`).
-pub const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: usize = 512;
-/// Largest health-monitoring error message (`MAX_ERROR_MESSAGE_SIZE`).
-pub const MAX_ERROR_MESSAGE_SIZE: usize = 128;
+pub use partita_abi::{
+    DeadlineType, ErrorCode, ErrorHandlerConcurrency, OperatingMode, ProcessState,
+    QueuingDiscipline, ReturnCode, StartCondition, INFINITE_TIME_VALUE, MAX_ERROR_MESSAGE_SIZE,
+    MAX_LOCK_LEVEL, MAX_NAME_LENGTH, MAX_PRIORITY_VALUE, MAX_SEMAPHORE_VALUE, MIN_PRIORITY_VALUE,
+    SYSTEM_LIMIT_MESSAGE_SIZE, SYSTEM_LIMIT_NUMBER_OF_MESSAGES,
+};
+
 /// Current priority of the error handler process: above every process
 /// priority (it is not a valid `PRIORITY_TYPE` for the other services).
 pub const ERROR_HANDLER_PRIORITY: Priority = MAX_PRIORITY_VALUE + 1;
@@ -53,83 +42,6 @@ pub fn name_eq(a: &Name, b: &Name) -> bool {
     name_bytes(a) == name_bytes(b)
 }
 
-/// ARINC 653 `RETURN_CODE_TYPE`. Services return `Err(code)` with any value but
-/// [`ReturnCode::NoError`], which only exists for the C binding.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReturnCode {
-    /// Request valid and operation performed.
-    NoError = 0,
-    /// Status of the system unaffected by the request.
-    NoAction = 1,
-    /// Resource required by the request unavailable.
-    NotAvailable = 2,
-    /// Invalid parameter specified in the request.
-    InvalidParam = 3,
-    /// Parameter incompatible with the configuration.
-    InvalidConfig = 4,
-    /// Request incompatible with the current mode.
-    InvalidMode = 5,
-    /// Time-out tied up with the request has expired.
-    TimedOut = 6,
-}
-
-/// Partition operating mode (`OPERATING_MODE_TYPE`).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OperatingMode {
-    /// Partition not executing any process.
-    Idle = 0,
-    /// Initialisation after a cold start.
-    ColdStart = 1,
-    /// Initialisation after a warm start.
-    WarmStart = 2,
-    /// Process scheduling active.
-    Normal = 3,
-}
-
-impl OperatingMode {
-    /// Converts the C value; `None` for out-of-range values (INVALID_PARAM).
-    pub fn from_raw(v: u32) -> Option<Self> {
-        Some(match v {
-            0 => Self::Idle,
-            1 => Self::ColdStart,
-            2 => Self::WarmStart,
-            3 => Self::Normal,
-            _ => return None,
-        })
-    }
-}
-
-/// Reason of the last partition (re)start (`START_CONDITION_TYPE`).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum StartCondition {
-    /// Normal power-up.
-    #[default]
-    NormalStart = 0,
-    /// Restart requested by the partition itself (SET_PARTITION_MODE).
-    PartitionRestart = 1,
-    /// Restart by the health monitor at module level.
-    HmModuleRestart = 2,
-    /// Restart by the health monitor at partition level.
-    HmPartitionRestart = 3,
-}
-
-/// Process state (`PROCESS_STATE_TYPE`).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProcessState {
-    /// Not started (or stopped).
-    Dormant = 0,
-    /// Eligible for scheduling.
-    Ready = 1,
-    /// Executing on its core.
-    Running = 2,
-    /// Blocked (see [`WaitReason`]).
-    Waiting = 3,
-}
-
 /// Why a WAITING process waits (finer than the standard state; informative).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WaitReason {
@@ -147,26 +59,6 @@ pub enum WaitReason {
     Suspended,
     /// Waiting on an intra-partition object (possibly also suspended).
     Object,
-}
-
-/// Deadline kind (`DEADLINE_TYPE`).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DeadlineType {
-    /// Soft deadline.
-    Soft = 0,
-    /// Hard deadline.
-    Hard = 1,
-}
-
-/// Waiting queue discipline (`QUEUING_DISCIPLINE_TYPE`).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum QueuingDiscipline {
-    /// First in, first out.
-    Fifo = 0,
-    /// Highest current priority first, FIFO among equals.
-    Priority = 1,
 }
 
 /// Process scheduling policy of the partition.
@@ -274,68 +166,6 @@ pub enum Effect {
         /// The error (its `failed_process` is `None` unless `source` is a process).
         error: ErrorStatus,
     },
-}
-
-/// ARINC 653 `ERROR_CODE_TYPE` (process-level errors).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// A process missed its deadline.
-    DeadlineMissed = 0,
-    /// Error raised by the application (RAISE_APPLICATION_ERROR).
-    ApplicationError = 1,
-    /// Numeric error (division by zero, floating-point exception, ...).
-    NumericError = 2,
-    /// Illegal OS request.
-    IllegalRequest = 3,
-    /// Stack overflow.
-    StackOverflow = 4,
-    /// Memory protection violation.
-    MemoryViolation = 5,
-    /// Hardware fault.
-    HardwareFault = 6,
-    /// Power failure.
-    PowerFail = 7,
-}
-
-impl ErrorCode {
-    /// Converts the C value; `None` for out-of-range values (INVALID_PARAM).
-    pub fn from_raw(v: u32) -> Option<Self> {
-        Some(match v {
-            0 => Self::DeadlineMissed,
-            1 => Self::ApplicationError,
-            2 => Self::NumericError,
-            3 => Self::IllegalRequest,
-            4 => Self::StackOverflow,
-            5 => Self::MemoryViolation,
-            6 => Self::HardwareFault,
-            7 => Self::PowerFail,
-            _ => return None,
-        })
-    }
-}
-
-/// `ERROR_HANDLER_CONCURRENCY_CONTROL_TYPE` (CONFIGURE_ERROR_HANDLER).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum ErrorHandlerConcurrency {
-    /// While the error handler runs, the processes of the partition on the
-    /// other cores are paused (their cores idle).
-    ProcessPause = 0,
-    /// The processes on the other cores keep being scheduled (default).
-    #[default]
-    ProcessSchedule = 1,
-}
-
-impl ErrorHandlerConcurrency {
-    /// Converts the C value; `None` for out-of-range values (INVALID_PARAM).
-    pub fn from_raw(v: u32) -> Option<Self> {
-        Some(match v {
-            0 => Self::ProcessPause,
-            1 => Self::ProcessSchedule,
-            _ => return None,
-        })
-    }
 }
 
 /// One error (`ERROR_STATUS_TYPE`), as returned by GET_ERROR_STATUS.

@@ -42,7 +42,7 @@
 //! *returns* from its entry point is back at the top of its loop and its thread is reused; one
 //! that calls STOP_SELF leaves its thread parked (the limitation above), and the next
 //! activation spawns a fresh one. Errors handled at partition level are sent to the manager as
-//! [`record::PARTITION_ERROR`] records.
+//! partition-error records ([`partita_abi::report`]).
 //!
 //! # Hardware faults
 //! SIGFPE, SIGSEGV, SIGBUS and SIGILL of a runtime thread (each has an alternate signal stack)
@@ -66,7 +66,7 @@
 //! - `threads`: slots, the runners' threads, abandon / re-spawn, the timer thread;
 //! - `dispatch`: designations and priorities after every service, the kernel's effects;
 //! - `fault`: hardware faults and the alternate signal stacks;
-//! - `report`: report records for the manager (`record`, [`error_code_name`]).
+//! - `report`: report records for the manager ([`partita_abi::report`]).
 
 mod dispatch;
 mod fault;
@@ -75,7 +75,7 @@ mod report;
 mod services;
 mod threads;
 
-pub use report::{error_code_name, record};
+pub(crate) use report::reporter;
 
 use partita_apex_core::{Kernel, ReturnCode, Runner, SystemTime};
 use partita_sys::control::ControlBlock;

@@ -13,33 +13,36 @@
 //! alignments, field offsets and constant values against this module.
 
 use core::ffi::{c_char, c_void};
+use partita_abi as abi;
 
 // ---------------------------------------------------------------------------
 // System limits (implementation dependent)
 // ---------------------------------------------------------------------------
 
 /// Partitions in the module.
-pub const SYSTEM_LIMIT_NUMBER_OF_PARTITIONS: usize = 32;
+pub const SYSTEM_LIMIT_NUMBER_OF_PARTITIONS: usize = abi::SYSTEM_LIMIT_NUMBER_OF_PARTITIONS;
 /// Messages queued in the module.
-pub const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: MessageRangeType = 512;
+pub const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: MessageRangeType =
+    abi::SYSTEM_LIMIT_NUMBER_OF_MESSAGES as MessageRangeType;
 /// Bytes in one message.
-pub const SYSTEM_LIMIT_MESSAGE_SIZE: MessageSizeType = 8192;
+pub const SYSTEM_LIMIT_MESSAGE_SIZE: MessageSizeType =
+    abi::SYSTEM_LIMIT_MESSAGE_SIZE as MessageSizeType;
 /// Processes per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_PROCESSES: usize = 128;
+pub const SYSTEM_LIMIT_NUMBER_OF_PROCESSES: usize = abi::SYSTEM_LIMIT_NUMBER_OF_PROCESSES;
 /// Sampling ports per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS: usize = 512;
+pub const SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS: usize = abi::SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS;
 /// Queuing ports per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS: usize = 512;
+pub const SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS: usize = abi::SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS;
 /// Buffers per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_BUFFERS: usize = 256;
+pub const SYSTEM_LIMIT_NUMBER_OF_BUFFERS: usize = abi::SYSTEM_LIMIT_NUMBER_OF_BUFFERS;
 /// Blackboards per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS: usize = 256;
+pub const SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS: usize = abi::SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS;
 /// Semaphores per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES: usize = 256;
+pub const SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES: usize = abi::SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES;
 /// Events per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_EVENTS: usize = 256;
+pub const SYSTEM_LIMIT_NUMBER_OF_EVENTS: usize = abi::SYSTEM_LIMIT_NUMBER_OF_EVENTS;
 /// Mutexes per partition.
-pub const SYSTEM_LIMIT_NUMBER_OF_MUTEXES: usize = 256;
+pub const SYSTEM_LIMIT_NUMBER_OF_MUTEXES: usize = abi::SYSTEM_LIMIT_NUMBER_OF_MUTEXES;
 
 // ---------------------------------------------------------------------------
 // Base types
@@ -61,22 +64,22 @@ pub type ApexLongInteger = i64;
 /// Outcome of every service call (C enum).
 pub type ReturnCodeType = u32;
 /// Request valid and performed.
-pub const NO_ERROR: ReturnCodeType = 0;
+pub const NO_ERROR: ReturnCodeType = abi::ReturnCode::NoError as ReturnCodeType;
 /// System state unchanged by the request.
-pub const NO_ACTION: ReturnCodeType = 1;
+pub const NO_ACTION: ReturnCodeType = abi::ReturnCode::NoAction as ReturnCodeType;
 /// A resource the request needs is unavailable.
-pub const NOT_AVAILABLE: ReturnCodeType = 2;
+pub const NOT_AVAILABLE: ReturnCodeType = abi::ReturnCode::NotAvailable as ReturnCodeType;
 /// A parameter is invalid.
-pub const INVALID_PARAM: ReturnCodeType = 3;
+pub const INVALID_PARAM: ReturnCodeType = abi::ReturnCode::InvalidParam as ReturnCodeType;
 /// A parameter conflicts with the configuration.
-pub const INVALID_CONFIG: ReturnCodeType = 4;
+pub const INVALID_CONFIG: ReturnCodeType = abi::ReturnCode::InvalidConfig as ReturnCodeType;
 /// Request not allowed in the current mode.
-pub const INVALID_MODE: ReturnCodeType = 5;
+pub const INVALID_MODE: ReturnCodeType = abi::ReturnCode::InvalidMode as ReturnCodeType;
 /// The time-out expired before completion.
-pub const TIMED_OUT: ReturnCodeType = 6;
+pub const TIMED_OUT: ReturnCodeType = abi::ReturnCode::TimedOut as ReturnCodeType;
 
 /// Length of every object name.
-pub const MAX_NAME_LENGTH: usize = 30;
+pub const MAX_NAME_LENGTH: usize = abi::MAX_NAME_LENGTH;
 /// Object name; not NUL-terminated when all bytes are used.
 pub type NameType = [c_char; MAX_NAME_LENGTH];
 
@@ -94,26 +97,28 @@ pub type WaitingRangeType = ApexInteger;
 /// Direction of a port (C enum).
 pub type PortDirectionType = u32;
 /// The partition writes the port.
-pub const SOURCE: PortDirectionType = 0;
+pub const SOURCE: PortDirectionType = abi::PortDirection::Source as PortDirectionType;
 /// The partition reads the port.
-pub const DESTINATION: PortDirectionType = 1;
+pub const DESTINATION: PortDirectionType = abi::PortDirection::Destination as PortDirectionType;
 
 /// Order of waiting processes (C enum).
 pub type QueuingDisciplineType = u32;
 /// First come, first served.
-pub const FIFO: QueuingDisciplineType = 0;
+pub const FIFO: QueuingDisciplineType = abi::QueuingDiscipline::Fifo as QueuingDisciplineType;
 /// Highest current priority first, FIFO among equals.
-pub const PRIORITY: QueuingDisciplineType = 1;
+pub const PRIORITY: QueuingDisciplineType =
+    abi::QueuingDiscipline::Priority as QueuingDisciplineType;
 
 /// Signed 64-bit time in nanoseconds.
 pub type SystemTimeType = ApexLongInteger;
 /// "No time limit" / "never".
-pub const INFINITE_TIME_VALUE: SystemTimeType = -1;
+pub const INFINITE_TIME_VALUE: SystemTimeType = abi::INFINITE_TIME_VALUE as SystemTimeType;
 
 /// Processor core identifier.
 pub type ProcessorCoreIdType = ApexInteger;
 /// No core preference (implementation dependent value).
-pub const CORE_AFFINITY_NO_PREFERENCE: ProcessorCoreIdType = -1;
+pub const CORE_AFFINITY_NO_PREFERENCE: ProcessorCoreIdType =
+    abi::CORE_AFFINITY_NO_PREFERENCE as ProcessorCoreIdType;
 
 // ---------------------------------------------------------------------------
 // Partition management
@@ -122,13 +127,13 @@ pub const CORE_AFFINITY_NO_PREFERENCE: ProcessorCoreIdType = -1;
 /// Partition operating mode (C enum).
 pub type OperatingModeType = u32;
 /// Not executing.
-pub const IDLE: OperatingModeType = 0;
+pub const IDLE: OperatingModeType = abi::OperatingMode::Idle as OperatingModeType;
 /// Initialising after a cold start.
-pub const COLD_START: OperatingModeType = 1;
+pub const COLD_START: OperatingModeType = abi::OperatingMode::ColdStart as OperatingModeType;
 /// Initialising after a warm start.
-pub const WARM_START: OperatingModeType = 2;
+pub const WARM_START: OperatingModeType = abi::OperatingMode::WarmStart as OperatingModeType;
 /// Processes are scheduled.
-pub const NORMAL: OperatingModeType = 3;
+pub const NORMAL: OperatingModeType = abi::OperatingMode::Normal as OperatingModeType;
 
 /// Partition identifier (from the configuration).
 pub type PartitionIdType = ApexInteger;
@@ -140,13 +145,16 @@ pub type NumCoresType = ApexUnsigned;
 /// Why the partition was (re)started (C enum).
 pub type StartConditionType = u32;
 /// Power-on or module start.
-pub const NORMAL_START: StartConditionType = 0;
+pub const NORMAL_START: StartConditionType = abi::StartCondition::NormalStart as StartConditionType;
 /// The partition asked for its own restart.
-pub const PARTITION_RESTART: StartConditionType = 1;
+pub const PARTITION_RESTART: StartConditionType =
+    abi::StartCondition::PartitionRestart as StartConditionType;
 /// Restart by module-level health monitoring.
-pub const HM_MODULE_RESTART: StartConditionType = 2;
+pub const HM_MODULE_RESTART: StartConditionType =
+    abi::StartCondition::HmModuleRestart as StartConditionType;
 /// Restart by partition-level health monitoring.
-pub const HM_PARTITION_RESTART: StartConditionType = 3;
+pub const HM_PARTITION_RESTART: StartConditionType =
+    abi::StartCondition::HmPartitionRestart as StartConditionType;
 
 /// `PARTITION_STATUS_TYPE`.
 #[repr(C)]
@@ -173,20 +181,20 @@ pub struct PartitionStatusType {
 // ---------------------------------------------------------------------------
 
 /// Processes per partition.
-pub const MAX_NUMBER_OF_PROCESSES: usize = SYSTEM_LIMIT_NUMBER_OF_PROCESSES;
+pub const MAX_NUMBER_OF_PROCESSES: usize = abi::MAX_NUMBER_OF_PROCESSES;
 /// Lowest process priority.
-pub const MIN_PRIORITY_VALUE: PriorityType = 1;
+pub const MIN_PRIORITY_VALUE: PriorityType = abi::MIN_PRIORITY_VALUE as PriorityType;
 /// Highest process priority.
-pub const MAX_PRIORITY_VALUE: PriorityType = 239;
+pub const MAX_PRIORITY_VALUE: PriorityType = abi::MAX_PRIORITY_VALUE as PriorityType;
 /// Deepest preemption lock nesting.
-pub const MAX_LOCK_LEVEL: LockLevelType = 16;
+pub const MAX_LOCK_LEVEL: LockLevelType = abi::MAX_LOCK_LEVEL as LockLevelType;
 
 /// Process name.
 pub type ProcessNameType = NameType;
 /// Process identifier.
 pub type ProcessIdType = ApexInteger;
 /// "No process".
-pub const NULL_PROCESS_ID: ProcessIdType = 0;
+pub const NULL_PROCESS_ID: ProcessIdType = abi::NULL_PROCESS_ID as ProcessIdType;
 /// Index of a process within its partition.
 pub type ProcessIndexType = ApexInteger;
 /// Stack size in bytes.
@@ -197,20 +205,20 @@ pub type PriorityType = ApexInteger;
 /// Process state (C enum).
 pub type ProcessStateType = u32;
 /// Not eligible for scheduling.
-pub const DORMANT: ProcessStateType = 0;
+pub const DORMANT: ProcessStateType = abi::ProcessState::Dormant as ProcessStateType;
 /// Eligible, not running.
-pub const READY: ProcessStateType = 1;
+pub const READY: ProcessStateType = abi::ProcessState::Ready as ProcessStateType;
 /// Executing.
-pub const RUNNING: ProcessStateType = 2;
+pub const RUNNING: ProcessStateType = abi::ProcessState::Running as ProcessStateType;
 /// Blocked (delay, resource, suspension, NORMAL mode).
-pub const WAITING: ProcessStateType = 3;
+pub const WAITING: ProcessStateType = abi::ProcessState::Waiting as ProcessStateType;
 
 /// Deadline kind (C enum).
 pub type DeadlineType = u32;
 /// Miss is reported, the process continues.
-pub const SOFT: DeadlineType = 0;
+pub const SOFT: DeadlineType = abi::DeadlineType::Soft as DeadlineType;
 /// Miss is a health monitoring error.
-pub const HARD: DeadlineType = 1;
+pub const HARD: DeadlineType = abi::DeadlineType::Hard as DeadlineType;
 
 /// `PROCESS_ATTRIBUTE_TYPE`.
 #[repr(C)]
@@ -265,7 +273,7 @@ pub struct ProcessStatusType {
 // ---------------------------------------------------------------------------
 
 /// Sampling ports per partition.
-pub const MAX_NUMBER_OF_SAMPLING_PORTS: usize = SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS;
+pub const MAX_NUMBER_OF_SAMPLING_PORTS: usize = abi::MAX_NUMBER_OF_SAMPLING_PORTS;
 
 /// Sampling port name.
 pub type SamplingPortNameType = NameType;
@@ -275,9 +283,9 @@ pub type SamplingPortIdType = ApexInteger;
 /// Message age against the refresh period (C enum).
 pub type ValidityType = u32;
 /// Older than the refresh period.
-pub const INVALID: ValidityType = 0;
+pub const INVALID: ValidityType = abi::Validity::Invalid as ValidityType;
 /// Within the refresh period.
-pub const VALID: ValidityType = 1;
+pub const VALID: ValidityType = abi::Validity::Valid as ValidityType;
 
 /// `SAMPLING_PORT_STATUS_TYPE`.
 #[repr(C)]
@@ -296,18 +304,18 @@ pub struct SamplingPortStatusType {
 /// Whether the current message was read before (C enum, Part 2).
 pub type UpdatedType = u32;
 /// Nothing was ever written.
-pub const EMPTY_PORT: UpdatedType = 0;
+pub const EMPTY_PORT: UpdatedType = abi::Updated::EmptyPort as UpdatedType;
 /// The current message was read before.
-pub const CONSUMED_MESSAGE: UpdatedType = 1;
+pub const CONSUMED_MESSAGE: UpdatedType = abi::Updated::ConsumedMessage as UpdatedType;
 /// The current message was not read yet.
-pub const NEW_MESSAGE: UpdatedType = 2;
+pub const NEW_MESSAGE: UpdatedType = abi::Updated::NewMessage as UpdatedType;
 
 /// Message age against the refresh period (C enum, Part 2).
 pub type AgeType = u32;
 /// Older than the refresh period.
-pub const STALE: AgeType = 0;
+pub const STALE: AgeType = abi::Age::Stale as AgeType;
 /// Within the refresh period.
-pub const FRESH: AgeType = 1;
+pub const FRESH: AgeType = abi::Age::Fresh as AgeType;
 
 /// `SAMPLING_PORT_CURRENT_STATUS_TYPE` (Part 2).
 #[repr(C)]
@@ -332,7 +340,7 @@ pub struct SamplingPortCurrentStatusType {
 // ---------------------------------------------------------------------------
 
 /// Queuing ports per partition.
-pub const MAX_NUMBER_OF_QUEUING_PORTS: usize = SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS;
+pub const MAX_NUMBER_OF_QUEUING_PORTS: usize = abi::MAX_NUMBER_OF_QUEUING_PORTS;
 
 /// Queuing port name.
 pub type QueuingPortNameType = NameType;
@@ -360,7 +368,7 @@ pub struct QueuingPortStatusType {
 // ---------------------------------------------------------------------------
 
 /// Buffers per partition.
-pub const MAX_NUMBER_OF_BUFFERS: usize = SYSTEM_LIMIT_NUMBER_OF_BUFFERS;
+pub const MAX_NUMBER_OF_BUFFERS: usize = abi::MAX_NUMBER_OF_BUFFERS;
 
 /// Buffer name.
 pub type BufferNameType = NameType;
@@ -386,7 +394,7 @@ pub struct BufferStatusType {
 // ---------------------------------------------------------------------------
 
 /// Blackboards per partition.
-pub const MAX_NUMBER_OF_BLACKBOARDS: usize = SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS;
+pub const MAX_NUMBER_OF_BLACKBOARDS: usize = abi::MAX_NUMBER_OF_BLACKBOARDS;
 
 /// Blackboard name.
 pub type BlackboardNameType = NameType;
@@ -396,9 +404,9 @@ pub type BlackboardIdType = ApexInteger;
 /// Whether a blackboard holds a message (C enum).
 pub type EmptyIndicatorType = u32;
 /// No message displayed.
-pub const EMPTY: EmptyIndicatorType = 0;
+pub const EMPTY: EmptyIndicatorType = abi::EmptyIndicator::Empty as EmptyIndicatorType;
 /// A message is displayed.
-pub const OCCUPIED: EmptyIndicatorType = 1;
+pub const OCCUPIED: EmptyIndicatorType = abi::EmptyIndicator::Occupied as EmptyIndicatorType;
 
 /// `BLACKBOARD_STATUS_TYPE`.
 #[repr(C)]
@@ -417,9 +425,9 @@ pub struct BlackboardStatusType {
 // ---------------------------------------------------------------------------
 
 /// Semaphores per partition.
-pub const MAX_NUMBER_OF_SEMAPHORES: usize = SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES;
+pub const MAX_NUMBER_OF_SEMAPHORES: usize = abi::MAX_NUMBER_OF_SEMAPHORES;
 /// Largest semaphore value.
-pub const MAX_SEMAPHORE_VALUE: SemaphoreValueType = 32767;
+pub const MAX_SEMAPHORE_VALUE: SemaphoreValueType = abi::MAX_SEMAPHORE_VALUE as SemaphoreValueType;
 
 /// Semaphore name.
 pub type SemaphoreNameType = NameType;
@@ -445,7 +453,7 @@ pub struct SemaphoreStatusType {
 // ---------------------------------------------------------------------------
 
 /// Events per partition.
-pub const MAX_NUMBER_OF_EVENTS: usize = SYSTEM_LIMIT_NUMBER_OF_EVENTS;
+pub const MAX_NUMBER_OF_EVENTS: usize = abi::MAX_NUMBER_OF_EVENTS;
 
 /// Event name.
 pub type EventNameType = NameType;
@@ -455,9 +463,9 @@ pub type EventIdType = ApexInteger;
 /// Event state (C enum).
 pub type EventStateType = u32;
 /// Waiters block.
-pub const DOWN: EventStateType = 0;
+pub const DOWN: EventStateType = abi::EventState::Down as EventStateType;
 /// Waiters pass.
-pub const UP: EventStateType = 1;
+pub const UP: EventStateType = abi::EventState::Up as EventStateType;
 
 /// `EVENT_STATUS_TYPE`.
 #[repr(C)]
@@ -474,27 +482,27 @@ pub struct EventStatusType {
 // ---------------------------------------------------------------------------
 
 /// Mutexes per partition.
-pub const MAX_NUMBER_OF_MUTEXES: usize = SYSTEM_LIMIT_NUMBER_OF_MUTEXES;
+pub const MAX_NUMBER_OF_MUTEXES: usize = abi::MAX_NUMBER_OF_MUTEXES;
 
 /// Mutex name.
 pub type MutexNameType = NameType;
 /// Mutex identifier.
 pub type MutexIdType = ApexInteger;
 /// "No mutex".
-pub const NULL_MUTEX_ID: MutexIdType = 0;
+pub const NULL_MUTEX_ID: MutexIdType = abi::NULL_MUTEX_ID as MutexIdType;
 /// The process owns no mutex (implementation dependent value).
-pub const NO_MUTEX_OWNED: MutexIdType = -2;
+pub const NO_MUTEX_OWNED: MutexIdType = abi::NO_MUTEX_OWNED as MutexIdType;
 /// The partition's preemption lock mutex (implementation dependent value).
-pub const PREEMPTION_LOCK_MUTEX: MutexIdType = -3;
+pub const PREEMPTION_LOCK_MUTEX: MutexIdType = abi::PREEMPTION_LOCK_MUTEX as MutexIdType;
 /// Mutex lock nesting count.
 pub type LockCountType = ApexInteger;
 
 /// Mutex state (C enum).
 pub type MutexStateType = u32;
 /// Not owned.
-pub const AVAILABLE: MutexStateType = 0;
+pub const AVAILABLE: MutexStateType = abi::MutexState::Available as MutexStateType;
 /// Owned by a process.
-pub const OWNED: MutexStateType = 1;
+pub const OWNED: MutexStateType = abi::MutexState::Owned as MutexStateType;
 
 /// `MUTEX_STATUS_TYPE`.
 #[repr(C)]
@@ -517,7 +525,7 @@ pub struct MutexStatusType {
 // ---------------------------------------------------------------------------
 
 /// Bytes in an error message.
-pub const MAX_ERROR_MESSAGE_SIZE: usize = 128;
+pub const MAX_ERROR_MESSAGE_SIZE: usize = abi::MAX_ERROR_MESSAGE_SIZE;
 
 /// Error message length in bytes.
 pub type ErrorMessageSizeType = ApexInteger;
@@ -527,28 +535,30 @@ pub type ErrorMessageType = [ApexByte; MAX_ERROR_MESSAGE_SIZE];
 /// Process-level error kind (C enum).
 pub type ErrorCodeType = u32;
 /// A process missed its deadline.
-pub const DEADLINE_MISSED: ErrorCodeType = 0;
+pub const DEADLINE_MISSED: ErrorCodeType = abi::ErrorCode::DeadlineMissed as ErrorCodeType;
 /// Raised by the application.
-pub const APPLICATION_ERROR: ErrorCodeType = 1;
+pub const APPLICATION_ERROR: ErrorCodeType = abi::ErrorCode::ApplicationError as ErrorCodeType;
 /// Arithmetic fault.
-pub const NUMERIC_ERROR: ErrorCodeType = 2;
+pub const NUMERIC_ERROR: ErrorCodeType = abi::ErrorCode::NumericError as ErrorCodeType;
 /// Illegal or invalid service request.
-pub const ILLEGAL_REQUEST: ErrorCodeType = 3;
+pub const ILLEGAL_REQUEST: ErrorCodeType = abi::ErrorCode::IllegalRequest as ErrorCodeType;
 /// Process stack overflow.
-pub const STACK_OVERFLOW: ErrorCodeType = 4;
+pub const STACK_OVERFLOW: ErrorCodeType = abi::ErrorCode::StackOverflow as ErrorCodeType;
 /// Memory access violation.
-pub const MEMORY_VIOLATION: ErrorCodeType = 5;
+pub const MEMORY_VIOLATION: ErrorCodeType = abi::ErrorCode::MemoryViolation as ErrorCodeType;
 /// Hardware fault.
-pub const HARDWARE_FAULT: ErrorCodeType = 6;
+pub const HARDWARE_FAULT: ErrorCodeType = abi::ErrorCode::HardwareFault as ErrorCodeType;
 /// Power failure.
-pub const POWER_FAIL: ErrorCodeType = 7;
+pub const POWER_FAIL: ErrorCodeType = abi::ErrorCode::PowerFail as ErrorCodeType;
 
 /// What the other cores do while the error handler runs (C enum, CONFIGURE_ERROR_HANDLER).
 pub type ErrorHandlerConcurrencyControlType = u32;
 /// The processes of the partition on the other cores are paused.
-pub const PROCESSES_PAUSE: ErrorHandlerConcurrencyControlType = 0;
+pub const PROCESSES_PAUSE: ErrorHandlerConcurrencyControlType =
+    abi::ErrorHandlerConcurrency::ProcessPause as ErrorHandlerConcurrencyControlType;
 /// The processes of the partition on the other cores keep being scheduled (default).
-pub const PROCESSES_SCHEDULED: ErrorHandlerConcurrencyControlType = 1;
+pub const PROCESSES_SCHEDULED: ErrorHandlerConcurrencyControlType =
+    abi::ErrorHandlerConcurrency::ProcessSchedule as ErrorHandlerConcurrencyControlType;
 
 /// `ERROR_STATUS_TYPE`.
 #[repr(C)]
@@ -585,44 +595,45 @@ impl Default for ErrorStatusType {
 /// `HM_LEVEL_TYPE`.
 pub type HmLevelType = u32;
 /// Module level.
-pub const HM_LEVEL_MODULE: HmLevelType = 0;
+pub const HM_LEVEL_MODULE: HmLevelType = abi::ErrorLevel::Module as HmLevelType;
 /// Partition level.
-pub const HM_LEVEL_PARTITION: HmLevelType = 1;
+pub const HM_LEVEL_PARTITION: HmLevelType = abi::ErrorLevel::Partition as HmLevelType;
 /// Process level.
-pub const HM_LEVEL_PROCESS: HmLevelType = 2;
+pub const HM_LEVEL_PROCESS: HmLevelType = abi::ErrorLevel::Process as HmLevelType;
 
 /// `HM_ACTION_TYPE`.
 pub type HmActionType = u32;
 /// Process level: the partition's error handler.
-pub const HM_ACTION_ERROR_HANDLER: HmActionType = 0;
+pub const HM_ACTION_ERROR_HANDLER: HmActionType = abi::HmAction::ErrorHandler as HmActionType;
 /// IGNORE.
-pub const HM_ACTION_IGNORE: HmActionType = 1;
+pub const HM_ACTION_IGNORE: HmActionType = abi::HmAction::Ignore as HmActionType;
 /// IDLE.
-pub const HM_ACTION_IDLE: HmActionType = 2;
+pub const HM_ACTION_IDLE: HmActionType = abi::HmAction::Idle as HmActionType;
 /// COLD_START.
-pub const HM_ACTION_COLD_START: HmActionType = 3;
+pub const HM_ACTION_COLD_START: HmActionType = abi::HmAction::ColdStart as HmActionType;
 /// WARM_START.
-pub const HM_ACTION_WARM_START: HmActionType = 4;
+pub const HM_ACTION_WARM_START: HmActionType = abi::HmAction::WarmStart as HmActionType;
 /// Module SHUTDOWN.
-pub const HM_ACTION_SHUTDOWN: HmActionType = 5;
+pub const HM_ACTION_SHUTDOWN: HmActionType = abi::HmAction::Shutdown as HmActionType;
 /// Module RESET.
-pub const HM_ACTION_RESET: HmActionType = 6;
+pub const HM_ACTION_RESET: HmActionType = abi::HmAction::Reset as HmActionType;
 
 /// System state MODULE_INIT.
-pub const HM_STATE_MODULE_INIT: ApexUnsigned = 1;
+pub const HM_STATE_MODULE_INIT: ApexUnsigned = abi::SystemState::ModuleInit as ApexUnsigned;
 /// System state PARTITION_INIT.
-pub const HM_STATE_PARTITION_INIT: ApexUnsigned = 2;
+pub const HM_STATE_PARTITION_INIT: ApexUnsigned = abi::SystemState::PartitionInit as ApexUnsigned;
 /// System state PROCESS_EXECUTION.
-pub const HM_STATE_PROCESS_EXECUTION: ApexUnsigned = 3;
+pub const HM_STATE_PROCESS_EXECUTION: ApexUnsigned =
+    abi::SystemState::ProcessExecution as ApexUnsigned;
 /// System state ERROR_HANDLER.
-pub const HM_STATE_ERROR_HANDLER: ApexUnsigned = 4;
+pub const HM_STATE_ERROR_HANDLER: ApexUnsigned = abi::SystemState::ErrorHandler as ApexUnsigned;
 /// System state OS.
-pub const HM_STATE_OS: ApexUnsigned = 5;
+pub const HM_STATE_OS: ApexUnsigned = abi::SystemState::Os as ApexUnsigned;
 
 /// PROCESS_ID of a logbook entry without a process.
-pub const HM_LOG_NO_PROCESS: ProcessIdType = -3;
+pub const HM_LOG_NO_PROCESS: ProcessIdType = abi::HM_LOG_NO_PROCESS as ProcessIdType;
 /// Message bytes of a logbook entry.
-pub const HM_LOG_MESSAGE_SIZE: usize = 240;
+pub const HM_LOG_MESSAGE_SIZE: usize = abi::HM_LOG_MESSAGE_SIZE;
 
 /// `A_PARTITION_STATUS_TYPE`.
 #[repr(C)]

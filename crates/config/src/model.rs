@@ -113,39 +113,9 @@ config_enum! {
     }
 }
 
-config_enum! {
-    /// Level an error is handled at (`ErrorLevel`).
-    ErrorLevel {
-        /// Module level (module HM table).
-        Module = "MODULE",
-        /// Partition level (partition HM table).
-        Partition = "PARTITION",
-        /// Process level (the partition's error handler).
-        Process = "PROCESS",
-    }
-}
-
-config_enum! {
-    /// ARINC 653 ERROR_CODE_TYPE (`ErrorCode`).
-    ErrorCode {
-        /// A process missed its deadline.
-        DeadlineMissed = "DEADLINE_MISSED",
-        /// Raised by the application.
-        ApplicationError = "APPLICATION_ERROR",
-        /// Arithmetic error.
-        NumericError = "NUMERIC_ERROR",
-        /// Illegal service request.
-        IllegalRequest = "ILLEGAL_REQUEST",
-        /// Stack overflow.
-        StackOverflow = "STACK_OVERFLOW",
-        /// Memory violation.
-        MemoryViolation = "MEMORY_VIOLATION",
-        /// Hardware fault.
-        HardwareFault = "HARDWARE_FAULT",
-        /// Power failure.
-        PowerFail = "POWER_FAIL",
-    }
-}
+/// Level an error is handled at (`ErrorLevel`: `MODULE`, `PARTITION`, `PROCESS`) and the
+/// ARINC 653 `ERROR_CODE_TYPE` (`ErrorCode`), spelt as their short names.
+pub use partita_abi::{ErrorCode, ErrorLevel};
 
 config_enum! {
     /// Recovery action of the module HM table.

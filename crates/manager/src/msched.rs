@@ -19,10 +19,11 @@
 //! a restart, which the supervisor carries out.
 
 use crate::partition::{Life, Partition};
+use partita_abi::OperatingMode;
 use partita_config::model::{ModuleSchedule, ScheduleChangeAction};
 use partita_config::CompiledPlan;
 use partita_schedule::{CoreTimeline, FrameClock};
-use partita_sys::control::{mode, schedule::Timing};
+use partita_sys::control::schedule::Timing;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -311,8 +312,8 @@ impl Schedules {
                 .map_or(ScheduleChangeAction::Ignore, |t| t.change_action);
             let m = match action {
                 ScheduleChangeAction::Ignore => continue,
-                ScheduleChangeAction::ColdStart => mode::COLD_START,
-                ScheduleChangeAction::WarmStart => mode::WARM_START,
+                ScheduleChangeAction::ColdStart => OperatingMode::ColdStart,
+                ScheduleChangeAction::WarmStart => OperatingMode::WarmStart,
             };
             let mut d = p.state.lock().expect("partition state");
             if matches!(d.life, Life::Live | Life::Idle) {

@@ -8,6 +8,8 @@
 
 use crate::hm::{self, Detected, Hm};
 use crate::partition::{Partition, Pipes};
+use partita_abi::report::{Body, Record};
+use partita_abi::{DecodeError, ErrorCode};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -33,6 +35,8 @@ struct Source {
     kind: Kind,
     file: File,
     buf: Vec<u8>,
+    /// A report channel whose framing was lost on a refused record: ignored from then on.
+    refused: bool,
 }
 
 /// Where lines go.
@@ -202,6 +206,7 @@ fn run(
                     kind,
                     file: File::from(fd),
                     buf: Vec::new(),
+                    refused: false,
                 });
             }
         }
@@ -276,47 +281,48 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
             c.split_lines += split;
         }
         Kind::Report => {
-            // Records: u32 LE length of the rest, u8 kind, i64 LE time, i32 LE process, bytes.
-            loop {
-                if s.buf.len() < 4 {
-                    break;
-                }
-                let len = u32::from_le_bytes([s.buf[0], s.buf[1], s.buf[2], s.buf[3]]) as usize;
-                if !(13..=4096).contains(&len) {
-                    parts[s.part].output.lock().expect("counters").bad_reports += 1;
-                    s.buf.clear();
-                    break;
-                }
-                if s.buf.len() < 4 + len {
-                    break;
-                }
-                let rec: Vec<u8> = s.buf.drain(..4 + len).skip(4).collect();
-                let time = i64::from_le_bytes(rec[1..9].try_into().expect("8 bytes"));
-                let pid = i32::from_le_bytes(rec[9..13].try_into().expect("4 bytes"));
-                let msg = String::from_utf8_lossy(&rec[13..]);
-                let who = match pid {
-                    -1 => "main".to_string(),
-                    -2 => "error handler".to_string(),
-                    p => format!("process {p}"),
+            // Records of partita_abi::report; the partition is untrusted.
+            let mut used = 0;
+            while !s.refused {
+                let (rec, len) = match Record::decode(&s.buf[used..]) {
+                    Ok(r) => r,
+                    // A valid beginning: wait for the rest.
+                    Err(DecodeError::Truncated { .. }) => break,
+                    Err(e) => {
+                        // The framing is lost: nothing after it can be trusted.
+                        parts[s.part].output.lock().expect("counters").bad_reports += 1;
+                        s.refused = true;
+                        emit_module(
+                            sinks,
+                            now_rel(epoch),
+                            &format!(
+                                "partition {}: report record refused ({e}); its report channel \
+                                 is ignored until it restarts",
+                                parts[s.part].spec().name
+                            ),
+                        );
+                        break;
+                    }
                 };
-                let what = match rec[0] {
-                    1 => "application message",
-                    2 => "deadline missed",
-                    3 => "partition-level error",
-                    5 => "process-level error",
-                    _ => "report",
-                };
+                used += len;
                 let line = format!(
-                    "[{what} t={:.6}s {who}] {}",
-                    time as f64 / 1e9,
-                    msg.trim_end_matches('\0')
+                    "[{} t={:.6}s {}] {}",
+                    rec.kind().title(),
+                    rec.time as f64 / 1e9,
+                    rec.reporter,
+                    rec.text()
                 );
                 emit(sinks, parts, s.part, Kind::Stdout, line.as_bytes());
                 parts[s.part].output.lock().expect("counters").reports += 1;
                 let current = parts[s.part].state.lock().expect("state").restarts;
                 if current == s.incarnation {
-                    health_record(sinks, parts, epoch, hm, s.part, rec[0], pid, &msg);
+                    health_record(sinks, parts, epoch, hm, s.part, &rec);
                 }
+            }
+            if s.refused {
+                s.buf.clear();
+            } else {
+                s.buf.drain(..used);
             }
         }
         Kind::Exec => {
@@ -338,38 +344,29 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
 }
 
 /// Hands a runtime record of the current incarnation to the health monitor.
-#[allow(clippy::too_many_arguments)]
 fn health_record(
     sinks: &Sinks,
     parts: &[Arc<Partition>],
     epoch: &AtomicU64,
     hm: &Hm,
     part: usize,
-    kind: u8,
-    process: i32,
-    msg: &str,
+    rec: &Record<'_>,
 ) {
     use hm::logbook::Detection;
     use hm::table::Origin;
-    let msg = msg.trim_end_matches('\0');
-    let (code, origin, detection) = match kind {
-        2 => (
-            partita_config::model::ErrorCode::DeadlineMissed,
+    let (code, origin, detection) = match rec.body {
+        Body::DeadlineMissed { .. } => (
+            ErrorCode::DeadlineMissed,
             Origin::Process,
             Detection::DeadlineRecord,
         ),
-        3 | 5 => match hm::parse_partition_error(msg) {
-            Some(c) if kind == 3 => (c, Origin::PartitionRuntime, Detection::RuntimeError),
-            Some(c) => (c, Origin::Handled, Detection::ProcessError),
-            None => {
-                parts[part].output.lock().expect("counters").bad_reports += 1;
-                return;
-            }
-        },
-        _ => return,
+        Body::PartitionError(e) => (e.code, Origin::PartitionRuntime, Detection::RuntimeError),
+        Body::ProcessError(e) => (e.code, Origin::Handled, Detection::ProcessError),
+        Body::ApplicationMessage(_) => return,
     };
+    let process = rec.reporter.raw();
     let p = &parts[part];
-    let rec = hm.raise(
+    let logged = hm.raise(
         parts,
         Detected {
             partition: Some(part),
@@ -378,11 +375,11 @@ fn health_record(
             code,
             origin,
             detection,
-            message: msg.to_string(),
+            message: rec.text().to_string(),
         },
     );
-    if let Some(rec) = rec {
-        emit_module(sinks, now_rel(epoch), &hm_line(&rec));
+    if let Some(logged) = logged {
+        emit_module(sinks, now_rel(epoch), &hm_line(&logged));
     }
 }
 
@@ -394,9 +391,9 @@ pub(crate) fn hm_line(r: &hm::logbook::LogRecord) -> String {
         r.partition
             .as_deref()
             .map_or("module".to_string(), |p| format!("partition {p}")),
-        r.code.as_str(),
+        r.code.name(),
         r.state.name(),
-        r.level.as_str(),
+        r.level.name(),
         r.action.name(),
         r.message
     )

@@ -5,6 +5,7 @@ use crate::backend::{freezer_kind, Backend, Switch};
 use crate::host::HostInfo;
 use crate::stats::Histogram;
 use crate::ManagerError;
+use partita_abi::{OperatingMode, StartCondition};
 use partita_config::model::ProcessPolicy;
 use partita_config::{CompiledPartition, CompiledPlan};
 use partita_sys::cgroup::{Cgroup, CpuUsage, Freezer};
@@ -23,7 +24,7 @@ pub(crate) enum Life {
     /// Process exists and is scheduled in its windows.
     Live,
     /// Waiting for the supervisor to restart it (COLD_START / WARM_START requested).
-    RestartPending(u32),
+    RestartPending(OperatingMode),
     /// IDLE: not scheduled any more.
     Idle,
     /// The process ended on its own.
@@ -65,7 +66,7 @@ pub(crate) struct Dyn {
     pub exec_error: Option<String>,
     /// A restart decided by the health monitor or a system partition: the start condition to
     /// give it. Such a restart is released at the partition's next window, never at once.
-    pub hm_restart: Option<u32>,
+    pub hm_restart: Option<StartCondition>,
 }
 
 /// Output counters of one partition.
@@ -277,7 +278,7 @@ impl Partition {
     pub fn fill_control(
         &self,
         epoch: u64,
-        start_condition: u32,
+        start_condition: StartCondition,
         restarts: u32,
         rt: bool,
         backend: Backend,
@@ -290,7 +291,8 @@ impl Partition {
         c.partition_id.store(self.id(), Ordering::Relaxed);
         c.partition_index
             .store(self.index as u32, Ordering::Relaxed);
-        c.start_condition.store(start_condition, Ordering::Relaxed);
+        c.start_condition
+            .store(start_condition.raw(), Ordering::Relaxed);
         c.set_name(&s.name);
         c.epoch_ns.store(epoch, Ordering::Relaxed);
         c.period_ns.store(timing.period as i64, Ordering::Relaxed);
@@ -343,10 +345,12 @@ impl Partition {
             },
             Ordering::Relaxed,
         );
-        c.mode
-            .store(start_condition_mode(start_condition), Ordering::Relaxed);
+        c.mode.store(
+            start_condition_mode(start_condition).raw(),
+            Ordering::Relaxed,
+        );
         c.mode_request
-            .store(control::mode::NO_REQUEST, Ordering::Relaxed);
+            .store(control::NO_MODE_REQUEST, Ordering::Relaxed);
         c.processes.store(0, Ordering::Relaxed);
         c.lock_level.store(0, Ordering::Relaxed);
         // A fresh incarnation starts with an empty extension mailbox.
@@ -622,8 +626,8 @@ fn environment(
 }
 
 /// The operating mode a start condition begins in.
-fn start_condition_mode(_start_condition: u32) -> u32 {
-    control::mode::COLD_START
+fn start_condition_mode(_start_condition: StartCondition) -> OperatingMode {
+    OperatingMode::ColdStart
 }
 
 /// `name` with every character outside ASCII letters, digits, `-`, `_` and `.` (not first)

@@ -67,7 +67,8 @@ pub struct PartitionReport {
     pub split_lines: u64,
     /// Application messages (REPORT_APPLICATION_MESSAGE) received.
     pub application_messages: u64,
-    /// Malformed report records (counted, not shown).
+    /// Records refused at the partition boundary: malformed report records (each also noted
+    /// in the module log) and mode requests that are not IDLE, COLD_START or WARM_START.
     pub bad_reports: u64,
     /// Health-monitor events recorded for this partition.
     pub hm_events: u64,

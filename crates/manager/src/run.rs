@@ -10,7 +10,7 @@
 use crate::backend::Backend;
 use crate::bridge::{self, Bridge};
 use crate::corelock::{CoreLocks, UidBlock};
-use crate::hm::{start_condition, Hm};
+use crate::hm::Hm;
 use crate::host::HostInfo;
 use crate::msched::Schedules;
 use crate::output::{Output, Sinks};
@@ -18,6 +18,7 @@ use crate::partition::Partition;
 use crate::ports::Channels;
 use crate::scheduler::{run_core, CoreStats, Shared};
 use crate::{ManagerError, RunOptions};
+use partita_abi::StartCondition;
 use partita_config::CompiledPlan;
 use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind};
 use partita_sys::guard::{Guard, GuardPlan};
@@ -230,7 +231,7 @@ impl<'a> Run<'a> {
     fn spawn_partitions(&mut self) -> Result<(), ManagerError> {
         for i in 0..self.parts.len() {
             let p = self.parts[i].clone();
-            p.fill_control(0, start_condition::NORMAL_START, 0, self.rt, self.backend);
+            p.fill_control(0, StartCondition::NormalStart, 0, self.rt, self.backend);
             self.schedules.publish_to(&p);
             self.spawn(&p)?;
         }

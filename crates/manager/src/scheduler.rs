@@ -15,8 +15,9 @@ use crate::lead::{FreezeLead, Outcome};
 use crate::msched::{Schedules, WindowStart};
 use crate::partition::{Life, Partition};
 use crate::stats::Histogram;
+use partita_abi::OperatingMode;
 use partita_schedule::{BoundaryCursor, CoreTimeline};
-use partita_sys::control::mode;
+use partita_sys::control::NO_MODE_REQUEST;
 use partita_sys::time::monotonic_ns;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -415,13 +416,19 @@ fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     // A mode change requested by the partition: IDLE, or a restart the supervisor performs.
     let c = p.control();
     let req = c.mode_request.load(Ordering::Acquire);
-    if d.life == Life::Live && req != mode::NO_REQUEST {
-        match req {
-            mode::IDLE => d.life = Life::Idle,
-            mode::COLD_START | mode::WARM_START => d.life = Life::RestartPending(req),
-            _ => {}
+    if d.life == Life::Live && req != NO_MODE_REQUEST {
+        match OperatingMode::from_raw(req) {
+            Some(OperatingMode::Idle) => d.life = Life::Idle,
+            Some(m @ (OperatingMode::ColdStart | OperatingMode::WarmStart)) => {
+                d.life = Life::RestartPending(m)
+            }
+            // NORMAL is entered by the partition itself, never requested; anything else is
+            // not a mode. Counted with the other refused boundary records.
+            Some(OperatingMode::Normal) | None => {
+                p.output.lock().expect("counters").bad_reports += 1;
+            }
         }
-        c.mode_request.store(mode::NO_REQUEST, Ordering::Release);
+        c.mode_request.store(NO_MODE_REQUEST, Ordering::Release);
         shared.work.fetch_add(1, Ordering::AcqRel);
     }
 }

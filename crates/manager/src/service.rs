@@ -99,7 +99,7 @@ fn refused(hm: &Hm, parts: &[Arc<Partition>], index: usize, what: String, events
             "HM #{}: partition {} {what} ({}, action {})",
             rec.seq,
             parts[index].spec().name,
-            rec.code.as_str(),
+            rec.code.name(),
             rec.action.name()
         ));
     }

@@ -5,7 +5,7 @@
 
 use crate::hm::logbook::Detection;
 use crate::hm::table::{Origin, SystemState};
-use crate::hm::{self, start_condition, Detected, Hm};
+use crate::hm::{self, Detected, Hm};
 use crate::isolation::PriorityWatch;
 use crate::msched::Schedules;
 use crate::output::{hm_line, Output};
@@ -14,13 +14,11 @@ use crate::report::{CoreReport, PartitionReport, RunReport};
 use crate::run::{signal, Run};
 use crate::scheduler::CoreStats;
 use crate::{ManagerError, RunOptions};
+use partita_abi::{OperatingMode, StartCondition};
 use partita_config::CompiledPlan;
-use partita_sys::control::mode;
 use partita_sys::time::monotonic_ns;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-use start_condition::PARTITION_RESTART;
 
 /// Runs `plan` until `opts.duration` elapses, a handled signal arrives, or `opts.stop` is set.
 /// Every process, cgroup and shared-memory object it creates is gone when it returns (and a
@@ -195,8 +193,8 @@ impl Supervision {
         ));
         for p in &run.parts {
             let mut d = p.state.lock().expect("partition state");
-            d.life = Life::RestartPending(mode::COLD_START);
-            d.hm_restart = Some(start_condition::HM_MODULE_RESTART);
+            d.life = Life::RestartPending(OperatingMode::ColdStart);
+            d.hm_restart = Some(StartCondition::HmModuleRestart);
         }
         run.hm.work.fetch_add(1, Ordering::AcqRel);
     }
@@ -344,8 +342,8 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionRepor
     let d = p.state.lock().expect("partition state");
     let o = *p.output.lock().expect("counters");
     let m = match d.life {
-        Life::Idle | Life::Dead => mode::IDLE,
-        _ => p.control().mode.load(Ordering::Acquire),
+        Life::Idle | Life::Dead => Ok(OperatingMode::Idle),
+        _ => p.control().operating_mode(),
     };
     PartitionReport {
         name: p.spec().name.clone(),
@@ -355,7 +353,7 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionRepor
         overrun: d.overrun.summary(),
         frozen_ahead_windows: ahead.1,
         frozen_ahead_max_ns: ahead.0,
-        mode: mode_name(m).into(),
+        mode: m.map_or("INVALID", OperatingMode::name).into(),
         restarts: d.restarts,
         exit: d.exit.clone(),
         exec_error: d.exec_error.clone(),
@@ -365,16 +363,6 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionRepor
         application_messages: o.reports,
         bad_reports: o.bad_reports,
         hm_events: hm.events_of(p.index),
-    }
-}
-
-fn mode_name(m: u32) -> &'static str {
-    match m {
-        mode::IDLE => "IDLE",
-        mode::COLD_START => "COLD_START",
-        mode::WARM_START => "WARM_START",
-        mode::NORMAL => "NORMAL",
-        _ => "INVALID",
     }
 }
 
@@ -578,7 +566,7 @@ fn carry_out_mode_changes(run: &mut Run, epoch: u64) {
 }
 
 /// Restarts `p` in mode `m`.
-fn restart(run: &mut Run, p: &Arc<Partition>, m: u32, epoch: u64) {
+fn restart(run: &mut Run, p: &Arc<Partition>, m: OperatingMode, epoch: u64) {
     p.kill();
     let (restarts, hm_restart) = {
         let mut d = p.state.lock().expect("partition state");
@@ -589,17 +577,17 @@ fn restart(run: &mut Run, p: &Arc<Partition>, m: u32, epoch: u64) {
     run.output().event(&format!(
         "partition {} restarts in {} (restart {restarts}{})",
         p.spec().name,
-        mode_name(m),
+        m.name(),
         if hm_restart.is_some() {
             ", released at its next window"
         } else {
             ""
         }
     ));
-    let condition = hm_restart.unwrap_or(PARTITION_RESTART);
+    let condition = hm_restart.unwrap_or(StartCondition::PartitionRestart);
     p.fill_control(epoch, condition, restarts, run.rt, run.backend);
     run.schedules.publish_to(p);
-    p.control().mode.store(m, Ordering::Release);
+    p.control().mode.store(m.raw(), Ordering::Release);
     if let Err(e) = run.spawn(p) {
         run.output().event(&format!(
             "partition {} could not restart: {e}",

@@ -36,81 +36,15 @@ use crate::shm::{SharedMapping, SharedPod};
 use crate::{check, Result, SysError};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::{fence, AtomicI64, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
-/// Number of slots of a sampling channel.
-pub const SAMPLING_SLOTS: u64 = 3;
-/// Magic of a sampling data area (`b"PSAMPLE1"`).
-pub const SAMPLING_MAGIC: u64 = u64::from_le_bytes(*b"PSAMPLE1");
-/// Magic of a queuing data area (`b"PQUEUE01"`).
-pub const QUEUE_MAGIC: u64 = u64::from_le_bytes(*b"PQUEUE01");
-/// Magic of a queuing read state (`b"PQREAD01"`).
-pub const READ_STATE_MAGIC: u64 = u64::from_le_bytes(*b"PQREAD01");
+pub use partita_abi::port::{
+    queue_len, queue_stride, round_up, sampling_len, sampling_stride, QueueHeader, ReadState,
+    SamplingHeader, SamplingSlot, HEADER, PAGE, QUEUE_MAGIC, QUEUE_SLOT_HEADER, READ_STATE_LEN,
+    READ_STATE_MAGIC, SAMPLING_MAGIC, SAMPLING_SLOTS, SAMPLING_SLOT_HEADER,
+};
 
-const HEADER: usize = 64;
-const SAMPLING_SLOT_HEADER: usize = 64;
-const QUEUE_SLOT_HEADER: usize = 64;
-const PAGE: usize = 4096;
-
-fn round_up(n: usize, to: usize) -> usize {
-    n.div_ceil(to) * to
-}
-
-/// Header of a sampling data area (writer-owned).
-#[repr(C)]
-pub struct SamplingHeader {
-    /// [`SAMPLING_MAGIC`].
-    pub magic: AtomicU64,
-    /// `(message number << 8) | slot` of the latest complete message (the slot is the number
-    /// modulo [`SAMPLING_SLOTS`]); 0 before the first.
-    pub latest: AtomicU64,
-}
-
-/// Header of one sampling slot; the message bytes follow at offset 64 (cache-line aligned:
-/// a copy between buffers whose addresses differ by a small amount modulo 4096 is much slower).
-#[repr(C)]
-pub struct SamplingSlot {
-    /// `2n - 1` while message `n` is written into the slot, `2n` once it is complete.
-    pub seq: AtomicU64,
-    /// Write time of the message (APEX system time, ns).
-    pub time: AtomicI64,
-    /// Message length.
-    pub len: AtomicU32,
-}
-
-/// Header of a queuing data area (writer-owned); the slots follow at offset 64.
-#[repr(C)]
-pub struct QueueHeader {
-    /// [`QUEUE_MAGIC`].
-    pub magic: AtomicU64,
-    /// Messages written so far, modulo twice the capacity; a futex word.
-    pub head: AtomicU32,
-    /// Non-zero while the writer has senders blocked on a full queue.
-    pub tx_waiting: AtomicU32,
-    /// Messages the writer had to discard because the queue was full (a pseudo-partition
-    /// bridge cannot block): the reader reports an overflow when it changes.
-    pub overflows: AtomicU32,
-    /// Messages the writer appended since the run started (traffic statistics for the run
-    /// report; counted by the writer, so only as trustworthy as the writer).
-    pub sent: AtomicU64,
-}
-
-/// Read state of a queuing channel (reader-owned).
-#[repr(C)]
-pub struct ReadState {
-    /// [`READ_STATE_MAGIC`].
-    pub magic: AtomicU64,
-    /// Messages consumed so far, modulo twice the capacity; a futex word.
-    pub tail: AtomicU32,
-    /// Non-zero while the reader has receivers blocked on an empty queue.
-    pub rx_waiting: AtomicU32,
-    /// Last value of the writer's `overflows` the reader reported.
-    pub overflows_seen: AtomicU32,
-    /// Messages the reader removed since the run started (statistics, as `sent`).
-    pub received: AtomicU64,
-}
-
-// SAFETY: all four are #[repr(C)] and made only of atomics, valid for every bit pattern and
+// SAFETY: all four (defined in partita_abi::port) are #[repr(C)] and made only of atomics, valid for every bit pattern and
 // shareable between threads and processes.
 unsafe impl SharedPod for SamplingHeader {}
 // SAFETY: as above.
@@ -119,32 +53,6 @@ unsafe impl SharedPod for SamplingSlot {}
 unsafe impl SharedPod for QueueHeader {}
 // SAFETY: as above.
 unsafe impl SharedPod for ReadState {}
-
-/// Bytes between two sampling slots.
-pub fn sampling_stride(max_size: usize) -> usize {
-    round_up(SAMPLING_SLOT_HEADER + max_size, 64)
-}
-
-/// Size of the data area of a sampling channel.
-pub fn sampling_len(max_size: usize) -> usize {
-    round_up(
-        HEADER + SAMPLING_SLOTS as usize * sampling_stride(max_size),
-        PAGE,
-    )
-}
-
-/// Bytes between two queue slots.
-pub fn queue_stride(max_size: usize) -> usize {
-    round_up(QUEUE_SLOT_HEADER + max_size, 64)
-}
-
-/// Size of the data area of a queuing channel.
-pub fn queue_len(max_size: usize, capacity: usize) -> usize {
-    round_up(HEADER + capacity * queue_stride(max_size), PAGE)
-}
-
-/// Size of a read state.
-pub const READ_STATE_LEN: usize = PAGE;
 
 /// Creates a memfd of `len` zero bytes named `name`, mapped read-write; the descriptor is
 /// close-on-exec. With an `owner` (uid, gid) — memory shared between partitions — it belongs

@@ -19,13 +19,11 @@ pub fn report_application_message(msg: &[u8]) -> Result<(), ReturnCode> {
         return Err(ReturnCode::InvalidParam);
     }
     let rt = runtime::get()?;
-    // Record process numbers as for partition-level errors: -1 main, -2 error handler.
-    let who = match rt.me() {
-        Some(Runner::Process(p)) => p.0 as i32,
-        Some(Runner::ErrorHandler) => -2,
-        _ => -1,
-    };
-    rt.send_record(runtime::record::APPLICATION_MESSAGE, rt.now(), who, msg);
+    rt.send_record(&partita_abi::report::Record {
+        time: rt.now(),
+        reporter: runtime::reporter(rt.me().unwrap_or(Runner::Main)),
+        body: partita_abi::report::Body::ApplicationMessage(msg),
+    });
     Ok(())
 }
 

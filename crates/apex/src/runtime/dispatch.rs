@@ -4,11 +4,9 @@
 //! the [`super`] module documentation), the kernel's effects are carried out and the timer
 //! is re-armed.
 
-use super::report::record;
 use super::threads::{decode, encode, Slot};
 use super::Runtime;
-use partita_apex_core::{Effect, Kernel, Runner};
-use partita_sys::control;
+use partita_apex_core::{Effect, Kernel, OperatingMode, Runner};
 use std::sync::atomic::Ordering;
 
 impl Runtime {
@@ -68,15 +66,10 @@ impl Runtime {
         for e in effects {
             match e {
                 Effect::DeadlineMissed { process, deadline } => {
-                    self.send_record(
-                        record::DEADLINE_MISSED,
-                        self.now(),
-                        process.0 as i32,
-                        format!("deadline missed (deadline {deadline} ns)").as_bytes(),
-                    );
+                    self.report_deadline_miss(process.0, deadline);
                 }
-                Effect::RestartRequested(m) => self.request_mode(m as u32),
-                Effect::IdleRequested => self.request_mode(control::mode::IDLE),
+                Effect::RestartRequested(m) => self.request_mode(m),
+                Effect::IdleRequested => self.request_mode(OperatingMode::Idle),
                 Effect::PartitionError { source, error } => self.report_error(source, &error),
                 Effect::ProcessStarted(_)
                 | Effect::ProcessStopped(_)
@@ -109,10 +102,10 @@ impl Runtime {
             || self.handler.get().is_some_and(|s| on(s))
     }
 
-    pub(super) fn request_mode(&self, m: u32) {
+    pub(super) fn request_mode(&self, m: OperatingMode) {
         self.idle.store(true, Ordering::Release);
         if let Some(c) = self.control() {
-            c.mode_request.store(m, Ordering::Release);
+            c.mode_request.store(m.raw(), Ordering::Release);
         } else {
             eprintln!("partita runtime: standalone partition requested mode {m}; exiting");
             std::process::exit(0);

@@ -48,17 +48,15 @@ impl Runtime {
                     duration: ld(&c.duration_ns),
                     period_origin: ld(&c.period_origin_ns),
                     cores: c.num_cores.load(Ordering::Acquire).max(1),
-                    initial_mode: if c.mode.load(Ordering::Acquire) == control::mode::WARM_START {
+                    initial_mode: if c.operating_mode() == Ok(OperatingMode::WarmStart) {
                         OperatingMode::WarmStart
                     } else {
                         OperatingMode::ColdStart
                     },
-                    start_condition: match c.start_condition.load(Ordering::Acquire) {
-                        1 => StartCondition::PartitionRestart,
-                        2 => StartCondition::HmModuleRestart,
-                        3 => StartCondition::HmPartitionRestart,
-                        _ => StartCondition::NormalStart,
-                    },
+                    start_condition: StartCondition::from_raw(
+                        c.start_condition.load(Ordering::Acquire),
+                    )
+                    .unwrap_or_default(),
                     policy: if c.process_policy.load(Ordering::Acquire)
                         == control::process_policy::EDF
                     {

@@ -469,8 +469,18 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 e.levels.push(RawErrorLevel {
                     id: self.u32(c, "ErrorIdentifier", true, 0),
                     description: self.string(c, "Description", false),
-                    level: self.choice(c, "ErrorLevel", true, ErrorLevel::VALUES),
-                    code: self.choice(c, "ErrorCode", false, ErrorCode::VALUES),
+                    level: self.choice(
+                        c,
+                        "ErrorLevel",
+                        true,
+                        &ErrorLevel::names().collect::<Vec<_>>(),
+                    ),
+                    code: self.choice(
+                        c,
+                        "ErrorCode",
+                        false,
+                        &ErrorCode::names().collect::<Vec<_>>(),
+                    ),
                 });
                 self.no_children(c, "Error_ID_Level");
             } else {
@@ -507,7 +517,12 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                         id: self.u32(c, "ErrorIdentifier", true, 0),
                         action: self.choice(c, "Action", true, actions),
                         code: if with_code {
-                            self.choice(c, "ErrorCode", false, ErrorCode::VALUES)
+                            self.choice(
+                                c,
+                                "ErrorCode",
+                                false,
+                                &ErrorCode::names().collect::<Vec<_>>(),
+                            )
                         } else {
                             None
                         },

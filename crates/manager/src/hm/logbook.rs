@@ -49,62 +49,10 @@ pub enum Detection {
     TaskLimit,
 }
 
-/// The action carried out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Action {
-    /// Process level: the partition's error handler (or the caller's return code) deals with it.
-    ErrorHandler,
-    /// Nothing.
-    Ignore,
-    /// The partition was set to IDLE.
-    Idle,
-    /// The partition is restarted (COLD_START) at its next window.
-    ColdStart,
-    /// The partition is restarted (WARM_START) at its next window.
-    WarmStart,
-    /// The module was shut down.
-    Shutdown,
-    /// The module was reset (every partition restarted).
-    Reset,
-}
-
-impl Action {
-    /// The numeric value used by the extension API (`HM_ACTION_*` in ARINC653.h).
-    pub fn value(self) -> u32 {
-        match self {
-            Action::ErrorHandler => 0,
-            Action::Ignore => 1,
-            Action::Idle => 2,
-            Action::ColdStart => 3,
-            Action::WarmStart => 4,
-            Action::Shutdown => 5,
-            Action::Reset => 6,
-        }
-    }
-
-    /// The name in the logbook.
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::ErrorHandler => "ERROR_HANDLER",
-            Action::Ignore => "IGNORE",
-            Action::Idle => "IDLE",
-            Action::ColdStart => "COLD_START",
-            Action::WarmStart => "WARM_START",
-            Action::Shutdown => "SHUTDOWN",
-            Action::Reset => "RESET",
-        }
-    }
-}
-
-/// Numeric value of a level in the extension API (`HM_LEVEL_*`).
-pub fn level_value(l: ErrorLevel) -> u32 {
-    match l {
-        ErrorLevel::Module => 0,
-        ErrorLevel::Partition => 1,
-        ErrorLevel::Process => 2,
-    }
-}
+/// The action carried out (`HM_ACTION_TYPE`; the logbook spells it by its short name:
+/// `ERROR_HANDLER` means the partition's error handler, or the caller's return code, deals
+/// with it; `COLD_START` and `WARM_START` restart the partition at its next window).
+pub use partita_abi::HmAction as Action;
 
 /// One logbook record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -364,9 +312,7 @@ pub fn read_log(path: &Path) -> Result<Vec<LogRecord>, LogReadError> {
             None => return Err(corrupt("no format version `v`".into())),
         }
         let rec: LogRecord = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
-        if rec.state_number != rec.state.number()
-            || super::table::code_value(rec.code) != rec.code_value
-        {
+        if rec.state_number != rec.state.raw() || rec.code.raw() != rec.code_value {
             return Err(corrupt(
                 "state or code number does not match its name".into(),
             ));
@@ -386,9 +332,9 @@ pub fn render_record(r: &LogRecord) -> String {
         r.partition.as_deref().unwrap_or("(module)"),
         r.process.map_or("-".to_string(), |p| p.to_string()),
         r.state.name(),
-        r.code.as_str(),
+        r.code.name(),
         r.identifier,
-        r.level.as_str(),
+        r.level.name(),
         r.action.name(),
         serde_json::to_value(r.detection)
             .ok()

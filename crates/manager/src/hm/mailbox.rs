@@ -8,33 +8,27 @@
 //! from anything the partition says. A normal partition asking for a system-partition service
 //! gets INVALID_CONFIG and an ILLEGAL_REQUEST in the logbook.
 //!
-//! Reply payloads (little-endian 64-bit words, see docs/health-monitor.md):
-//! - GET_A_PARTITION_STATUS: period, duration, identifier, lock level, operating mode, start
-//!   condition, assigned cores, restarts, HM events, windows, has-a-process, system partition;
-//! - GET_HM_LOG_STATUS: records made, oldest index kept, records kept, evicted, capacity;
-//! - READ_HM_LOG: index, time, partition id (-1: module), process (-3: none), system state,
-//!   error code, level, action, identifier, message length, then the message bytes.
+//! Requests are decoded and replies encoded with the records of [`partita_abi::mailbox`]: an
+//! unknown request code is INVALID_PARAM (and an ILLEGAL_REQUEST in the logbook), a malformed
+//! argument INVALID_PARAM with a line in the module log.
 
-use super::logbook::{level_value, MEMORY_CAPACITY};
-use super::table::code_value;
+use super::logbook::MEMORY_CAPACITY;
 use super::Hm;
 use crate::partition::{Life, Partition};
-use partita_sys::control::mailbox::{self, request};
-use partita_sys::control::mode;
+use partita_abi::mailbox::{
+    self, APartitionStatus, HmLogEntry, HmLogStatus, Request, RequestCode, MODULE_PARTITION_ID,
+    REPLY_BYTES,
+};
+use partita_abi::{DecodeError, OperatingMode, ReturnCode, StartCondition, HM_LOG_NO_PROCESS};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// RETURN_CODE_TYPE values.
-mod rc {
-    pub const NO_ERROR: u32 = 0;
-    pub const NO_ACTION: u32 = 1;
-    pub const INVALID_PARAM: u32 = 3;
-    pub const INVALID_CONFIG: u32 = 4;
-    pub const INVALID_MODE: u32 = 5;
-}
+/// A reply: its return code, its payload and its length.
+type Reply = (ReturnCode, [u8; REPLY_BYTES], usize);
 
-/// Bytes of the READ_HM_LOG header before the message.
-pub(crate) const LOG_ENTRY_HEADER: usize = 80;
+fn status_only(rc: ReturnCode) -> Reply {
+    (rc, [0; REPLY_BYTES], 0)
+}
 
 /// What serving the mailbox produced, for the module log.
 pub(crate) enum Served {
@@ -52,203 +46,196 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
         return Served::NothingPosted;
     }
     let seq = mb.seq.load(Ordering::Acquire);
-    let req = mb.request.load(Ordering::Acquire);
-    let args: Vec<i64> = mb.args.iter().map(|a| a.load(Ordering::Acquire)).collect();
-    let known = matches!(
-        req,
-        request::GET_A_PARTITION_STATUS
-            | request::SET_A_PARTITION_MODE
-            | request::GET_HM_LOG_STATUS
-            | request::READ_HM_LOG
-    );
-    let mut note = None;
-    let (status, reply) = if !known || !me.spec().system {
-        let what = if known {
-            format!(
-                "{} is reserved to system partitions",
-                request_name(req).unwrap_or("?")
-            )
-        } else {
-            format!("unknown extension request {req}")
-        };
-        let rec = hm.refused_request(parts, caller, what.clone());
-        note = rec.map(|rec| {
-            format!(
-                "HM #{}: partition {} {what}: {} ({}, action {})",
-                rec.seq,
-                me.spec().name,
-                if known {
-                    "INVALID_CONFIG"
-                } else {
-                    "INVALID_PARAM"
-                },
-                rec.code.as_str(),
-                rec.action.name()
-            )
-        });
-        (
-            if known {
-                rc::INVALID_CONFIG
-            } else {
-                rc::INVALID_PARAM
-            },
-            Vec::new(),
-        )
-    } else {
-        match req {
-            request::GET_A_PARTITION_STATUS => partition_status(hm, parts, args[0]),
-            request::SET_A_PARTITION_MODE => {
-                let (s, n) = set_mode(hm, parts, caller, args[0], args[1]);
-                note = n;
-                (s, Vec::new())
-            }
-            request::GET_HM_LOG_STATUS => {
-                let st = hm.status();
-                (
-                    rc::NO_ERROR,
-                    words(&[
-                        st.total as i64,
-                        st.first as i64,
-                        st.kept as i64,
-                        st.evicted as i64,
-                        MEMORY_CAPACITY as i64,
-                    ]),
+    let code = mb.request.load(Ordering::Acquire);
+    let args: [i64; mailbox::ARGS] = std::array::from_fn(|i| mb.args[i].load(Ordering::Acquire));
+    let known = RequestCode::from_raw(code);
+    let ((status, reply, len), note) = match known {
+        Some(k) if me.spec().system => match Request::decode(code, args) {
+            Ok(req) => answer(hm, parts, caller, req),
+            Err(e) => (
+                status_only(ReturnCode::InvalidParam),
+                Some(format!(
+                    "partition {}: malformed {} request refused (INVALID_PARAM): {e}",
+                    me.spec().name,
+                    k.c_name()
+                )),
+            ),
+        },
+        _ => {
+            let (what, rc) = match known {
+                Some(k) => (
+                    format!("{} is reserved to system partitions", k.c_name()),
+                    ReturnCode::InvalidConfig,
+                ),
+                None => (
+                    format!("unknown extension request {code}"),
+                    ReturnCode::InvalidParam,
+                ),
+            };
+            let rec = hm.refused_request(parts, caller, what.clone());
+            let note = rec.map(|rec| {
+                format!(
+                    "HM #{}: partition {} {what}: {} ({}, action {})",
+                    rec.seq,
+                    me.spec().name,
+                    rc.c_name(),
+                    rec.code.name(),
+                    rec.action.name()
                 )
-            }
-            _ => read_log(hm, args[0]),
+            });
+            (status_only(rc), note)
         }
     };
-    mb.write_reply(&reply);
-    mb.status.store(status, Ordering::Relaxed);
+    mb.write_reply(&reply[..len]);
+    mb.status.store(status.raw(), Ordering::Relaxed);
     mb.reply_seq.store(seq, Ordering::Relaxed);
     mb.state.store(mailbox::REPLIED, Ordering::Release);
     partita_sys::futex::wake(&mb.state, u32::MAX, true);
     Served::Answered(note)
 }
 
-fn request_name(req: u32) -> Option<&'static str> {
-    Some(match req {
-        request::GET_A_PARTITION_STATUS => "GET_A_PARTITION_STATUS",
-        request::SET_A_PARTITION_MODE => "SET_A_PARTITION_MODE",
-        request::GET_HM_LOG_STATUS => "GET_HM_LOG_STATUS",
-        request::READ_HM_LOG => "READ_HM_LOG",
-        _ => return None,
-    })
-}
-
-fn words(w: &[i64]) -> Vec<u8> {
-    w.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-fn find(parts: &[Arc<Partition>], id: i64) -> Option<usize> {
-    parts.iter().position(|p| i64::from(p.id()) == id)
-}
-
-/// The operating mode the manager reports for a partition.
-pub(crate) fn reported_mode(p: &Partition, life: Life) -> u32 {
-    match life {
-        Life::Idle | Life::Dead => mode::IDLE,
-        Life::RestartPending(m) => m,
-        Life::Live => p.control().mode.load(Ordering::Acquire),
+/// Carries out a decoded request of system partition `caller`.
+fn answer(
+    hm: &Hm,
+    parts: &[Arc<Partition>],
+    caller: usize,
+    req: Request,
+) -> (Reply, Option<String>) {
+    match req {
+        Request::GetAPartitionStatus { partition } => partition_status(hm, parts, partition),
+        Request::SetAPartitionMode { partition, mode } => {
+            let (rc, note) = set_mode(hm, parts, caller, partition, mode);
+            (status_only(rc), note)
+        }
+        Request::GetHmLogStatus => {
+            let st = hm.status();
+            let status = HmLogStatus {
+                total: st.total as i64,
+                first_index: st.first as i64,
+                kept: st.kept as i64,
+                evicted: st.evicted as i64,
+                capacity: MEMORY_CAPACITY as i64,
+            };
+            (encoded(|b| status.encode(b)), None)
+        }
+        Request::ReadHmLog { index } => (read_log(hm, index), None),
     }
 }
 
-fn partition_status(hm: &Hm, parts: &[Arc<Partition>], id: i64) -> (u32, Vec<u8>) {
+/// A NO_ERROR reply with the payload `encode` writes (every reply record fits the payload).
+fn encoded(encode: impl FnOnce(&mut [u8]) -> Result<usize, partita_abi::EncodeError>) -> Reply {
+    let mut b = [0u8; REPLY_BYTES];
+    let n = encode(&mut b).expect("every reply record fits the mailbox payload");
+    (ReturnCode::NoError, b, n)
+}
+
+fn find(parts: &[Arc<Partition>], id: i32) -> Option<usize> {
+    parts.iter().position(|p| p.id() == id)
+}
+
+/// The operating mode the manager reports for a partition; an error when the partition
+/// published a value that is not a mode.
+pub(crate) fn reported_mode(p: &Partition, life: Life) -> Result<OperatingMode, DecodeError> {
+    match life {
+        Life::Idle | Life::Dead => Ok(OperatingMode::Idle),
+        Life::RestartPending(m) => Ok(m),
+        Life::Live => p.control().operating_mode(),
+    }
+}
+
+fn partition_status(hm: &Hm, parts: &[Arc<Partition>], id: i32) -> (Reply, Option<String>) {
     let Some(i) = find(parts, id) else {
-        return (rc::INVALID_PARAM, Vec::new());
+        return (status_only(ReturnCode::InvalidParam), None);
     };
     let p = &parts[i];
     let d = p.state.lock().expect("partition state");
     let c = p.control();
-    let w = [
-        p.plan.initial_timing(i).period as i64,
-        p.plan.initial_timing(i).duration as i64,
-        i64::from(p.id()),
-        i64::from(c.lock_level.load(Ordering::Acquire)),
-        i64::from(reported_mode(p, d.life)),
-        i64::from(c.start_condition.load(Ordering::Acquire)),
-        p.cpus.len() as i64,
-        i64::from(d.restarts),
-        hm.events_of(i) as i64,
-        d.windows as i64,
-        i64::from(d.pid > 0),
-        i64::from(p.spec().system),
-    ];
-    (rc::NO_ERROR, words(&w))
+    let operating_mode = match reported_mode(p, d.life) {
+        Ok(m) => m,
+        Err(e) => {
+            let note = format!("partition {} publishes an invalid mode: {e}", p.spec().name);
+            return (status_only(ReturnCode::NotAvailable), Some(note));
+        }
+    };
+    let status = APartitionStatus {
+        period: p.plan.initial_timing(i).period as i64,
+        duration: p.plan.initial_timing(i).duration as i64,
+        identifier: p.id(),
+        lock_level: c.lock_level.load(Ordering::Acquire),
+        operating_mode,
+        // Written by the manager.
+        start_condition: StartCondition::from_raw(c.start_condition.load(Ordering::Acquire))
+            .unwrap_or_default(),
+        num_assigned_cores: p.cpus.len() as u32,
+        restarts: d.restarts,
+        hm_events: hm.events_of(i) as i64,
+        windows: d.windows as i64,
+        has_process: d.pid > 0,
+        system: p.spec().system,
+    };
+    (encoded(|b| status.encode(b)), None)
 }
 
 fn set_mode(
     hm: &Hm,
     parts: &[Arc<Partition>],
     caller: usize,
-    id: i64,
-    m: i64,
-) -> (u32, Option<String>) {
+    id: i32,
+    m: OperatingMode,
+) -> (ReturnCode, Option<String>) {
     let Some(i) = find(parts, id) else {
-        return (rc::INVALID_PARAM, None);
-    };
-    let Ok(m) = u32::try_from(m) else {
-        return (rc::INVALID_PARAM, None);
+        return (ReturnCode::InvalidParam, None);
     };
     let p = &parts[i];
     let mut d = p.state.lock().expect("partition state");
     let current = reported_mode(p, d.life);
     let status = match m {
         // A partition enters NORMAL only by itself, at the end of its initialisation.
-        mode::NORMAL if current == mode::NORMAL => rc::NO_ACTION,
-        mode::NORMAL => rc::INVALID_MODE,
-        mode::IDLE if d.life == Life::Idle || d.life == Life::Dead => rc::NO_ACTION,
-        mode::IDLE => {
+        OperatingMode::Normal if current == Ok(OperatingMode::Normal) => ReturnCode::NoAction,
+        OperatingMode::Normal => ReturnCode::InvalidMode,
+        OperatingMode::Idle if d.life == Life::Idle || d.life == Life::Dead => ReturnCode::NoAction,
+        OperatingMode::Idle => {
             d.life = Life::Idle;
-            rc::NO_ERROR
+            ReturnCode::NoError
         }
-        mode::COLD_START | mode::WARM_START => {
+        OperatingMode::ColdStart | OperatingMode::WarmStart => {
             d.life = Life::RestartPending(m);
-            d.hm_restart = Some(super::start_condition::PARTITION_RESTART);
-            rc::NO_ERROR
+            d.hm_restart = Some(StartCondition::PartitionRestart);
+            ReturnCode::NoError
         }
-        _ => return (rc::INVALID_PARAM, None),
     };
     drop(d);
-    if status != rc::NO_ERROR {
+    if status != ReturnCode::NoError {
         return (status, None);
     }
     hm.work.fetch_add(1, Ordering::AcqRel);
-    let name = match m {
-        mode::IDLE => "IDLE",
-        mode::COLD_START => "COLD_START",
-        _ => "WARM_START",
-    };
     (
-        rc::NO_ERROR,
+        ReturnCode::NoError,
         Some(format!(
-            "system partition {} sets partition {} to {name}",
+            "system partition {} sets partition {} to {m}",
             parts[caller].spec().name,
             p.spec().name
         )),
     )
 }
 
-fn read_log(hm: &Hm, index: i64) -> (u32, Vec<u8>) {
+fn read_log(hm: &Hm, index: i64) -> Reply {
     let Some(r) = u64::try_from(index).ok().and_then(|i| hm.record(i)) else {
-        return (rc::INVALID_PARAM, Vec::new());
+        return status_only(ReturnCode::InvalidParam);
     };
-    let room = mailbox::REPLY_WORDS * 8 - LOG_ENTRY_HEADER;
-    let msg = r.message.as_bytes();
-    let msg = &msg[..msg.len().min(room)];
-    let mut out = words(&[
-        r.seq as i64,
-        r.time_ns,
-        r.partition_id.map_or(-1, i64::from),
-        r.process.map_or(-3, i64::from),
-        i64::from(r.state_number),
-        i64::from(code_value(r.code)),
-        i64::from(level_value(r.level)),
-        i64::from(r.action.value()),
-        i64::from(r.identifier),
-        msg.len() as i64,
-    ]);
-    debug_assert_eq!(out.len(), LOG_ENTRY_HEADER);
-    out.extend_from_slice(msg);
-    (rc::NO_ERROR, out)
+    let entry = HmLogEntry {
+        index: r.seq as i64,
+        time: r.time_ns,
+        partition_id: r.partition_id.unwrap_or(MODULE_PARTITION_ID),
+        process_id: r.process.unwrap_or(HM_LOG_NO_PROCESS),
+        system_state: r.state,
+        error_code: r.code,
+        level: r.level,
+        action: r.action,
+        identifier: r.identifier,
+        length: 0,
+        message: [0; partita_abi::HM_LOG_MESSAGE_SIZE],
+    }
+    .with_message(r.message.as_bytes());
+    encoded(|b| entry.encode(b))
 }

@@ -19,25 +19,13 @@ pub mod table;
 
 use crate::partition::{Life, Partition};
 use logbook::{Action, Detection, LogRecord, LogStatus, Logbook, LOG_FORMAT_VERSION};
+use partita_abi::{OperatingMode, StartCondition, ERROR_HANDLER_PROCESS_ID, MAIN_PROCESS_ID};
 use partita_config::model::{ErrorCode, HmTables, ModuleAction, PartitionAction};
-use partita_sys::control::mode;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use table::{Decision, Origin, SystemState};
-
-/// START_CONDITION values (ARINC 653).
-pub(crate) mod start_condition {
-    /// NORMAL_START.
-    pub const NORMAL_START: u32 = 0;
-    /// PARTITION_RESTART: the partition (or a system partition) asked for it.
-    pub const PARTITION_RESTART: u32 = 1;
-    /// HM_MODULE_RESTART: a module RESET.
-    pub const HM_MODULE_RESTART: u32 = 2;
-    /// HM_PARTITION_RESTART: a partition HM action.
-    pub const HM_PARTITION_RESTART: u32 = 3;
-}
 
 /// Module action requested of the supervisor.
 const MODULE_NONE: u32 = 0;
@@ -111,8 +99,8 @@ pub(crate) fn plan_partition_action(
     }
     let next = match action {
         Action::Idle => Life::Idle,
-        Action::ColdStart => Life::RestartPending(mode::COLD_START),
-        _ => Life::RestartPending(mode::WARM_START),
+        Action::ColdStart => Life::RestartPending(OperatingMode::ColdStart),
+        _ => Life::RestartPending(OperatingMode::WarmStart),
     };
     (action, Some(next))
 }
@@ -241,9 +229,9 @@ impl Hm {
             partition_id: part.map(|p| p.id()),
             process: d.process,
             state: d.state,
-            state_number: d.state.number(),
+            state_number: d.state.raw(),
             code: d.code,
-            code_value: table::code_value(d.code),
+            code_value: d.code.raw(),
             identifier: lookup.identifier,
             detection: d.detection,
             level: lookup.level,
@@ -263,7 +251,7 @@ impl Hm {
         if let Some(life) = next {
             d.life = life;
             if matches!(life, Life::RestartPending(_)) {
-                d.hm_restart = Some(start_condition::HM_PARTITION_RESTART);
+                d.hm_restart = Some(StartCondition::HmPartitionRestart);
             }
             drop(d);
             self.work.fetch_add(1, Ordering::AcqRel);
@@ -370,12 +358,12 @@ pub(crate) fn state_of(hm: &Hm, p: &Partition, process: Option<i32>) -> SystemSt
         return SystemState::ModuleInit;
     }
     match process {
-        Some(-2) => return SystemState::ErrorHandler,
-        Some(-1) => return SystemState::PartitionInit,
+        Some(ERROR_HANDLER_PROCESS_ID) => return SystemState::ErrorHandler,
+        Some(MAIN_PROCESS_ID) => return SystemState::PartitionInit,
         _ => {}
     }
-    match p.control().mode.load(Ordering::Acquire) {
-        mode::NORMAL => SystemState::ProcessExecution,
+    match p.control().operating_mode() {
+        Ok(OperatingMode::Normal) => SystemState::ProcessExecution,
         _ => SystemState::PartitionInit,
     }
 }
@@ -397,15 +385,6 @@ pub(crate) fn classify_exit(how: partita_sys::proc::ExitKind) -> ErrorCode {
             _ => ErrorCode::HardwareFault,
         },
     }
-}
-
-/// Parses the text of a PARTITION_ERROR record: `<NAME> (<code>)[ at 0x..]: <message>`.
-pub(crate) fn parse_partition_error(text: &str) -> Option<ErrorCode> {
-    let open = text.find(" (")?;
-    let close = text[open..].find(')')? + open;
-    let value: u32 = text[open + 2..close].parse().ok()?;
-    let code = table::code_from_value(value)?;
-    (code.as_str() == &text[..open]).then_some(code)
 }
 
 #[cfg(test)]
@@ -430,14 +409,14 @@ mod tests {
             plan_partition_action(live, A::ColdStart, rt),
             (
                 Action::ColdStart,
-                Some(Life::RestartPending(mode::COLD_START))
+                Some(Life::RestartPending(OperatingMode::ColdStart))
             )
         );
         assert_eq!(
             plan_partition_action(Life::Dead, A::WarmStart, Origin::PartitionDied),
             (
                 Action::WarmStart,
-                Some(Life::RestartPending(mode::WARM_START))
+                Some(Life::RestartPending(OperatingMode::WarmStart))
             )
         );
         // A dead partition cannot be ignored.
@@ -451,24 +430,9 @@ mod tests {
             (Action::Idle, None)
         );
         assert_eq!(
-            plan_partition_action(Life::RestartPending(mode::COLD_START), A::Idle, rt),
+            plan_partition_action(Life::RestartPending(OperatingMode::ColdStart), A::Idle, rt),
             (Action::Idle, Some(Life::Idle))
         );
-    }
-
-    #[test]
-    fn partition_error_text() {
-        assert_eq!(
-            parse_partition_error("NUMERIC_ERROR (2) at 0x1234: SIGFPE (si_code 1)"),
-            Some(ErrorCode::NumericError)
-        );
-        assert_eq!(
-            parse_partition_error("DEADLINE_MISSED (0): "),
-            Some(ErrorCode::DeadlineMissed)
-        );
-        assert_eq!(parse_partition_error("NUMERIC_ERROR (3): x"), None);
-        assert_eq!(parse_partition_error("garbage"), None);
-        assert_eq!(parse_partition_error("X (99): y"), None);
     }
 
     #[test]

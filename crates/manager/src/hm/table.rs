@@ -23,57 +23,13 @@
 use partita_config::model::{
     ErrorCode, ErrorLevel, HmStateEntry, HmTables, ModuleAction, PartitionAction,
 };
-use serde::{Deserialize, Serialize};
 
-/// The system states Partita distinguishes (the `SystemState` numbers of the HM tables).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum SystemState {
-    /// 1: the module is starting (partitions being created, before the first major frame).
-    ModuleInit,
-    /// 2: the partition is initialising (COLD_START or WARM_START: its main process runs).
-    PartitionInit,
-    /// 3: the partition is in NORMAL mode: an APEX process was executing.
-    ProcessExecution,
-    /// 4: the partition's error handler was executing.
-    ErrorHandler,
-    /// 5: the partition manager itself (the "OS"): module-wide events such as a power failure,
-    /// or a partition request the manager refused.
-    Os,
-}
-
-impl SystemState {
-    /// Every state.
-    pub const ALL: [SystemState; 5] = [
-        SystemState::ModuleInit,
-        SystemState::PartitionInit,
-        SystemState::ProcessExecution,
-        SystemState::ErrorHandler,
-        SystemState::Os,
-    ];
-
-    /// The `SystemState` number in the HM tables.
-    pub fn number(self) -> u32 {
-        match self {
-            SystemState::ModuleInit => 1,
-            SystemState::PartitionInit => 2,
-            SystemState::ProcessExecution => 3,
-            SystemState::ErrorHandler => 4,
-            SystemState::Os => 5,
-        }
-    }
-
-    /// The name used in the logbook.
-    pub fn name(self) -> &'static str {
-        match self {
-            SystemState::ModuleInit => "MODULE_INIT",
-            SystemState::PartitionInit => "PARTITION_INIT",
-            SystemState::ProcessExecution => "PROCESS_EXECUTION",
-            SystemState::ErrorHandler => "ERROR_HANDLER",
-            SystemState::Os => "OS",
-        }
-    }
-}
+/// The system states Partita distinguishes (the `SystemState` numbers of the HM tables):
+/// MODULE_INIT (the module is starting), PARTITION_INIT (COLD_START or WARM_START: its main
+/// process runs), PROCESS_EXECUTION (NORMAL mode: an APEX process was executing),
+/// ERROR_HANDLER (the partition's error handler was executing) and OS (the partition manager
+/// itself: module-wide events such as a power failure, or a partition request it refused).
+pub use partita_abi::SystemState;
 
 /// Where an error comes from, which decides its defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,28 +104,6 @@ pub struct Lookup {
     pub action_configured: bool,
 }
 
-/// The numeric value of an ERROR_CODE_TYPE.
-pub fn code_value(c: ErrorCode) -> u32 {
-    match c {
-        ErrorCode::DeadlineMissed => 0,
-        ErrorCode::ApplicationError => 1,
-        ErrorCode::NumericError => 2,
-        ErrorCode::IllegalRequest => 3,
-        ErrorCode::StackOverflow => 4,
-        ErrorCode::MemoryViolation => 5,
-        ErrorCode::HardwareFault => 6,
-        ErrorCode::PowerFail => 7,
-    }
-}
-
-/// The ERROR_CODE_TYPE of a numeric value.
-pub fn code_from_value(v: u32) -> Option<ErrorCode> {
-    ErrorCode::VALUES
-        .iter()
-        .map(|&(_, c)| c)
-        .find(|&c| code_value(c) == v)
-}
-
 fn entry<A>(entries: &[HmStateEntry<A>], state: u32) -> Option<&HmStateEntry<A>> {
     entries.iter().find(|e| e.state == state)
 }
@@ -200,7 +134,7 @@ pub fn decide(
     partition: Option<usize>,
     origin: Origin,
 ) -> Lookup {
-    let s = state.number();
+    let s = state.raw();
     let ptable = partition
         .and_then(|p| tables.partitions.iter().find(|t| t.partition == p))
         .map(|t| t.entries.as_slice())
@@ -211,7 +145,7 @@ pub fn decide(
         .map(|l| l.error)
         .or_else(|| action_id(&tables.module, s, code))
         .or_else(|| action_id(ptable, s, code))
-        .unwrap_or_else(|| code_value(code));
+        .unwrap_or_else(|| code.raw());
     let configured_level = sys_entry
         .and_then(|e| e.errors.iter().find(|l| l.error == identifier))
         .map(|l| l.level);
@@ -420,15 +354,5 @@ mod tests {
             Origin::Handled,
         );
         assert_eq!(l.decision, Decision::Process);
-    }
-
-    #[test]
-    fn states_and_codes_round_trip() {
-        let nums: Vec<u32> = SystemState::ALL.iter().map(|s| s.number()).collect();
-        assert_eq!(nums, [1, 2, 3, 4, 5]);
-        for &(_, c) in ErrorCode::VALUES {
-            assert_eq!(code_from_value(code_value(c)), Some(c));
-        }
-        assert_eq!(code_from_value(8), None);
     }
 }

@@ -79,7 +79,7 @@ pub fn set_module_schedule(id: ScheduleId) -> Result<(), ReturnCode> {
     if !t.may_set {
         return Err(ReturnCode::InvalidConfig);
     }
-    if !c.schedule_table().iter().any(|(i, _)| *i == id) {
+    if !c.schedule_table().any(|(i, _)| i == id) {
         return Err(ReturnCode::InvalidParam);
     }
     if id == t.current {
@@ -131,8 +131,7 @@ pub fn get_module_schedule_id(name: &Name) -> Result<ScheduleId, ReturnCode> {
         return Err(ReturnCode::InvalidConfig);
     }
     c.schedule_table()
-        .into_iter()
-        .find(|(_, n)| *n == wanted)
+        .find(|(_, n)| n.as_bytes() == wanted)
         .map(|(id, _)| id)
         .ok_or(ReturnCode::InvalidConfig)
 }

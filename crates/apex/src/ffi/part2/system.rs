@@ -3,7 +3,7 @@
 //! "Partita extension: system-partition services" section of ARINC653.h. See
 //! [`crate::apex::part2::system`].
 
-use crate::apex::part2::system::{self, HM_LOG_MESSAGE_SIZE};
+use crate::apex::part2::system;
 use crate::ffi::*;
 use crate::types::{APartitionStatusType, HmLogEntryType, HmLogStatusType};
 use partita_apex_core::OperatingMode;
@@ -24,8 +24,8 @@ pub extern "C" fn GET_A_PARTITION_STATUS(
             duration: s.duration,
             identifier: s.identifier,
             lock_level: s.lock_level,
-            operating_mode: s.operating_mode,
-            start_condition: s.start_condition,
+            operating_mode: s.operating_mode.raw(),
+            start_condition: s.start_condition.raw(),
             num_assigned_cores: s.num_assigned_cores,
             restarts: s.restarts,
             hm_events: s.hm_events,
@@ -74,21 +74,18 @@ pub extern "C" fn READ_HM_LOG(
     return_code: *mut ReturnCodeType,
 ) {
     put_out(entry, return_code, system::read_hm_log(index), |e| {
-        let mut message = [0u8; HM_LOG_MESSAGE_SIZE];
-        let n = e.message.len().min(HM_LOG_MESSAGE_SIZE);
-        message[..n].copy_from_slice(&e.message[..n]);
         HmLogEntryType {
             index: e.index,
             time: e.time,
             partition_id: e.partition_id,
             process_id: e.process_id,
-            system_state: e.system_state,
-            error_code: e.error_code,
-            error_level: e.level,
-            action: e.action,
+            system_state: e.system_state.raw(),
+            error_code: e.error_code.raw(),
+            error_level: e.level.raw(),
+            action: e.action.raw(),
             error_identifier: e.identifier,
-            length: n as u32,
-            message,
+            length: e.message().len() as u32,
+            message: e.message,
         }
     });
 }
