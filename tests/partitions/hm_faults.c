@@ -18,7 +18,8 @@
  *                              sets it IDLE, then COLD_START, and reads its status again
  *   intruder TARGET_ID         a normal partition calling the system-partition services
  *   flood                      writes 5000 forged partition-error records on its report channel
- *                              (fd 4) in its second activation: "FLOODED <n>" 
+ *                              (fd 4) in its second activation, then one of an unknown record
+ *                              version: "FLOODED <n>"
  * The fault modes fault in their second activation, so the partition reaches NORMAL first. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,17 +203,30 @@ static void worker(void)
         else if (!strcmp(mode, "sigsys"))
             die_by_seccomp();
         else if (!strcmp(mode, "flood")) {
-            static const char text[] = "NUMERIC_ERROR (2): forged";
-            unsigned char rec[4 + 13 + sizeof text - 1];
-            unsigned int len = 13 + sizeof text - 1;
+            /* A partition-error record of partita_abi::report, version 1: u16 version,
+             * u16 kind (3), u32 message length, i64 time, i32 reporter (-1: main),
+             * u32 ERROR_CODE_TYPE, u64 failed address, then the message. */
+            static const char text[] = "forged";
+            unsigned char rec[32 + sizeof text - 1];
+            unsigned int len = sizeof text - 1;
+            int reporter = -1;
+            unsigned int code = NUMERIC_ERROR;
             int sent = 0;
             memset(rec, 0, sizeof rec);
-            memcpy(rec, &len, 4);
-            rec[4] = 3;
-            memcpy(rec + 17, text, sizeof text - 1);
+            rec[0] = 1;
+            rec[2] = 3;
+            memcpy(rec + 4, &len, 4);
+            memcpy(rec + 16, &reporter, 4);
+            memcpy(rec + 20, &code, 4);
+            memcpy(rec + 32, text, sizeof text - 1);
             for (int i = 0; i < 5000; i++)
                 if (write(4, rec, sizeof rec) == (ssize_t)sizeof rec)
                     sent++;
+            /* Then one record of an unknown version: the manager refuses it and ignores
+             * the rest of the channel. */
+            rec[0] = 9;
+            if (write(4, rec, sizeof rec) != (ssize_t)sizeof rec)
+                sent = -1;
             printf("FLOODED %d\n", sent);
             fflush(stdout);
             for (;;)

@@ -21,6 +21,14 @@
 //!   and C++11; C stubs of the declared services, compiled as C, link with
 //!   and are called from C++ code (proves `extern "C"` and the prototypes).
 //!
+//! * `abi_constants_match_header`: the header's enumerations (same constants, same order) and
+//!   `#define`s are those of `partita_abi`'s tables, and a C file of `_Static_assert`s
+//!   generated from those tables compiles against the header (same values).
+//! * `prototypes_match_rust_exports`: every prototype of the header has a
+//!   `#[no_mangle] extern "C"` export under `src/ffi/` and vice versa, and a C file assigning
+//!   each export to a function pointer of the type its Rust signature gives (spelt in C)
+//!   compiles with `-Werror=incompatible-pointer-types`.
+//!
 //! Needs `cc` and `c++` on `PATH` (or `CC` / `CXX` set).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -862,5 +870,100 @@ fn header_compiles_standalone() {
     run(
         "running the C++ caller of the C services",
         &mut Command::new(&linked),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Test 4: the header's constants are partita_abi's, and its prototypes are the exports'
+// ---------------------------------------------------------------------------
+
+#[path = "layout/abi.rs"]
+mod abi_check;
+
+#[test]
+fn abi_constants_match_header() {
+    let header = std::fs::read_to_string(header_path()).expect("readable header");
+
+    // Same enumerations with the same constants in the same order, same #defines.
+    let (c_enums, abi_enums, c_defines, abi_defines) = abi_check::constant_inventories(&header);
+    let mut problems = Vec::new();
+    for (name, values) in &c_enums {
+        match abi_enums.get(name) {
+            None => problems.push(format!("enum {name} of the header is not in partita_abi")),
+            Some(v) if v != values => problems.push(format!(
+                "enum {name}: header has {values:?}, partita_abi has {v:?}"
+            )),
+            Some(_) => {}
+        }
+    }
+    for name in abi_enums.keys().filter(|n| !c_enums.contains_key(*n)) {
+        problems.push(format!("enum {name} of partita_abi is not in the header"));
+    }
+    for d in c_defines.difference(&abi_defines) {
+        problems.push(format!("#define {d} of the header is not in partita_abi"));
+    }
+    for d in abi_defines.difference(&c_defines) {
+        problems.push(format!("{d} of partita_abi is not a #define of the header"));
+    }
+    assert!(
+        problems.is_empty(),
+        "ARINC653.h and partita_abi declare different constants:\n  {}",
+        problems.join("\n  ")
+    );
+
+    // Same values: the compiler checks each one.
+    let scratch = Scratch::new("abi-constants");
+    let source = scratch.write("constants.c", &abi_check::static_asserts());
+    run(
+        "compiling partita_abi's values against ARINC653.h",
+        cc().args(["-std=c11", "-Wall", "-Werror", "-fsyntax-only", "-I"])
+            .arg(include_dir())
+            .arg(&source),
+    );
+}
+
+#[test]
+fn prototypes_match_rust_exports() {
+    let header = std::fs::read_to_string(header_path()).expect("readable header");
+    let ffi = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi");
+    let exports = abi_check::rust_exports(&ffi);
+    assert!(
+        exports.len() > 50,
+        "only {} exports found under {}",
+        exports.len(),
+        ffi.display()
+    );
+
+    let declared = abi_check::header_prototypes(&header);
+    let exported: BTreeSet<String> = exports.iter().map(|e| e.name.clone()).collect();
+    let mut problems = Vec::new();
+    for n in declared.difference(&exported) {
+        problems.push(format!("{n} is declared in the header but not exported"));
+    }
+    for e in exports.iter().filter(|e| !declared.contains(&e.name)) {
+        problems.push(format!(
+            "{} is exported by {} but not declared in the header",
+            e.name,
+            e.file.display()
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+    // Each export's Rust signature, spelt in C, must be the header's prototype exactly.
+    let scratch = Scratch::new("prototypes");
+    let source = scratch.write("prototypes.c", &abi_check::prototype_checks(&exports));
+    run(
+        "compiling the exports' signatures against ARINC653.h's prototypes",
+        cc().args([
+            "-std=c11",
+            "-Wall",
+            "-Werror",
+            "-Werror=incompatible-pointer-types",
+            "-Werror=discarded-qualifiers",
+            "-fsyntax-only",
+            "-I",
+        ])
+        .arg(include_dir())
+        .arg(&source),
     );
 }

@@ -681,6 +681,13 @@ fn a_system_partition_reads_status_sets_modes_and_reads_the_log_and_a_normal_one
     assert!(suppressed >= 5000 - 2 * 200, "{suppressed}");
     let events = partition(&report, "flood")["hm_events"].as_u64().unwrap();
     assert!((5000..5010).contains(&events), "{events}");
+    // The record of an unknown version after them is refused, counted and noted.
+    assert_eq!(partition(&report, "flood")["bad_reports"], 1);
+    assert!(
+        stdout.contains("partition flood: report record refused (record version 9, expected 1)"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]

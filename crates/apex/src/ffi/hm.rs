@@ -19,7 +19,7 @@ fn error_message_in<'a>(
 /// REPORT_APPLICATION_MESSAGE.
 #[no_mangle]
 pub extern "C" fn REPORT_APPLICATION_MESSAGE(
-    message_addr: *const ApexByte,
+    message_addr: MessageAddrType,
     length: MessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {

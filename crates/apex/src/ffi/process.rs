@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// CREATE_PROCESS.
 #[no_mangle]
 pub extern "C" fn CREATE_PROCESS(
-    attributes: *const ProcessAttributeType,
+    attributes: *mut ProcessAttributeType,
     process_id: *mut ProcessIdType,
     return_code: *mut ReturnCodeType,
 ) {
