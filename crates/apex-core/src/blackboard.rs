@@ -16,15 +16,7 @@ pub(crate) struct Blackboard {
     pub queue: WaitQueue,
 }
 
-/// `EMPTY_INDICATOR_TYPE`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EmptyIndicator {
-    /// No message displayed.
-    Empty = 0,
-    /// A message is displayed.
-    Occupied = 1,
-}
+pub use partita_abi::EmptyIndicator;
 
 /// `BLACKBOARD_STATUS_TYPE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

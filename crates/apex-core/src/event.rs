@@ -6,15 +6,7 @@ use crate::queue::{ObjRef, WaitQueue};
 use crate::semaphore::obj_idx;
 use crate::types::*;
 
-/// `EVENT_STATE_TYPE`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EventState {
-    /// Not set.
-    Down = 0,
-    /// Set: waiters pass.
-    Up = 1,
-}
+pub use partita_abi::EventState;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Event {

@@ -20,15 +20,7 @@ pub(crate) struct Mutex {
     pub queue: WaitQueue,
 }
 
-/// `MUTEX_STATE_TYPE`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MutexState {
-    /// Not owned.
-    Available = 0,
-    /// Owned by a process.
-    Owned = 1,
-}
+pub use partita_abi::MutexState;
 
 /// `MUTEX_STATUS_TYPE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

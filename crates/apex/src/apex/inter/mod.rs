@@ -13,14 +13,7 @@ use partita_apex_core::{ReturnCode, SystemTime};
 pub mod queuing;
 pub mod sampling;
 
-/// Direction of a port.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PortDirection {
-    /// The partition writes.
-    Source,
-    /// The partition reads.
-    Destination,
-}
+pub use partita_abi::PortDirection;
 
 pub(crate) fn direction(source: bool) -> PortDirection {
     if source {

@@ -18,35 +18,7 @@ use partita_sys::port::SampledMessage;
 use std::sync::atomic::Ordering;
 
 pub use super::PortDirection;
-
-/// `VALIDITY_TYPE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Validity {
-    /// Older than the refresh period (or nothing read yet).
-    Invalid,
-    /// Within the refresh period.
-    Valid,
-}
-
-/// `UPDATED_TYPE` (Part 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Updated {
-    /// Nothing was ever written.
-    EmptyPort,
-    /// The current message was read before through this port.
-    ConsumedMessage,
-    /// The current message was not read yet.
-    NewMessage,
-}
-
-/// `AGE_TYPE` (Part 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Age {
-    /// Older than the refresh period.
-    Stale,
-    /// Within the refresh period.
-    Fresh,
-}
+pub use partita_abi::{Age, Updated, Validity};
 
 /// A sampling port identifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
