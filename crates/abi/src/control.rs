@@ -397,9 +397,4 @@ impl<const N: usize> Text<N> {
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
-
-    /// The text, if it is UTF-8.
-    pub fn to_str(&self) -> Result<&str, DecodeError> {
-        core::str::from_utf8(self.as_bytes()).map_err(|_| DecodeError::NotUtf8("name"))
-    }
 }

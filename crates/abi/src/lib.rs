@@ -25,7 +25,9 @@
 //! (`partita_apex::types`, raw pointers included) belongs to the C binding.
 //!
 //! Decoding never panics on partition-supplied bytes: every malformed input is a
-//! [`DecodeError`].
+//! [`DecodeError`]. No text crosses from a partition to the manager: report messages are the
+//! bytes the standard's services take (shown with invalid UTF-8 replaced), everything else is
+//! a fixed-size binary field.
 #![no_std]
 
 pub mod arinc;
@@ -72,9 +74,6 @@ pub enum DecodeError {
         /// Bytes available.
         available: usize,
     },
-    /// A text field is not UTF-8.
-    #[error("{0} is not UTF-8")]
-    NotUtf8(&'static str),
     /// A field reserved for later use is not zero.
     #[error("reserved field {0} is not zero")]
     Reserved(&'static str),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The layout of a sampling or queuing channel's shared memory (the protocol itself is
-//! described in `partita_sys::port`, which maps these areas and reads and writes them).
+//! described in `partita_sys::port`, which maps these areas and reads and writes them), and
+//! the descriptors and version of the port directory (its text codec, which needs allocation,
+//! is `partita_sys::port_dir`).
 //!
 //! Each area starts with a magic word that names its kind and layout version
 //! ([`SAMPLING_MAGIC`], [`QUEUE_MAGIC`], [`READ_STATE_MAGIC`]); the geometry (message size,
@@ -8,6 +10,16 @@
 //! headers are made of atomics, valid for any bit pattern a peer may leave.
 
 use core::sync::atomic::{AtomicI64, AtomicU32, AtomicU64};
+
+/// Descriptor number of the port directory in a partition (the manager's list of the
+/// partition's ports, `partita_sys::port_dir`).
+pub const PORT_DIR_FD: i32 = 16;
+/// First descriptor number of the ports' shared memory in a partition.
+pub const FIRST_PORT_FD: i32 = 17;
+/// Environment variable naming the directory's descriptor.
+pub const ENV_PORTS_FD: &str = "PARTITA_PORTS_FD";
+/// First line of the port directory: its format and version.
+pub const PORT_DIRECTORY_HEADER: &str = "partita-ports 1";
 
 /// Number of slots of a sampling channel.
 pub const SAMPLING_SLOTS: u64 = 3;

@@ -13,13 +13,8 @@
 //! `capacity` is `MaxNbMessages` for queuing ports (0 for sampling ports). The name is
 //! hex-encoded so that any configured name survives the format.
 
-/// Descriptor number of the port directory in a partition.
-pub const PORT_DIR_FD: i32 = 16;
-/// First descriptor number of the ports' shared memory in a partition.
-pub const FIRST_PORT_FD: i32 = 17;
-/// Environment variable naming the directory's descriptor.
-pub const ENV_PORTS_FD: &str = "PARTITA_PORTS_FD";
-const HEADER: &str = "partita-ports 1";
+use partita_abi::port::PORT_DIRECTORY_HEADER as HEADER;
+pub use partita_abi::port::{ENV_PORTS_FD, FIRST_PORT_FD, PORT_DIR_FD};
 
 /// One port of a partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
