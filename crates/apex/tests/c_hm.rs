@@ -60,11 +60,14 @@ worker: GET_PROCESS_STATUS(faulty) -> NO_ERROR state=DORMANT runs=2
 worker: done (handler activations 2)
 "#;
 
-/// Lines (fragments) stderr must contain: the errors handled at partition level.
+/// Lines (fragments) stderr must contain: the errors handled at partition level, and one the
+/// error handler took, as the standalone runtime prints its report records.
 const EXPECTED_STDERR: &[&str] = &[
-    "[partition error t=",
-    "process -1] APPLICATION_ERROR (1): init error",
-    "process -2] APPLICATION_ERROR (1): handler error",
+    "[partition-level error t=",
+    "main] APPLICATION_ERROR (1): init error",
+    "error handler] APPLICATION_ERROR (1): handler error",
+    "[process-level error t=",
+    "process 1] APPLICATION_ERROR (1): sensor out of range",
 ];
 
 #[test]
