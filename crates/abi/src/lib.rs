@@ -110,4 +110,7 @@ pub enum EncodeError {
         /// Largest allowed.
         max: usize,
     },
+    /// A field holds a value the record cannot carry (decoding would refuse it).
+    #[error("{0} cannot be encoded")]
+    Value(&'static str),
 }

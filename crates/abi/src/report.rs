@@ -71,7 +71,8 @@ pub enum Reporter {
 }
 
 impl Reporter {
-    /// The process identifier on the wire.
+    /// The process identifier on the wire ([`Record::encode`] refuses a process identifier
+    /// above `i32::MAX`; here it saturates).
     pub fn raw(self) -> i32 {
         match self {
             Reporter::Main => MAIN_PROCESS_ID,
@@ -184,14 +185,12 @@ impl<'a> Record<'a> {
                 max: MAX_MESSAGE,
             });
         }
-        if let (Body::DeadlineMissed { .. }, r) = (self.body, self.reporter) {
-            if !matches!(r, Reporter::Process(_)) {
-                return Err(EncodeError::Length {
-                    field: "deadline-miss reporter (a process)",
-                    len: 0,
-                    max: 0,
-                });
+        if let Reporter::Process(p) = self.reporter {
+            if p == 0 || p > i32::MAX as u32 {
+                return Err(EncodeError::Value("reporter process identifier"));
             }
+        } else if matches!(self.body, Body::DeadlineMissed { .. }) {
+            return Err(EncodeError::Value("deadline-miss reporter (not a process)"));
         }
         let (code, detail) = match self.body {
             Body::ApplicationMessage(_) => (0, 0),
@@ -492,6 +491,21 @@ mod tests {
             r.encode(&mut [0u8; 512]),
             Err(EncodeError::Length { .. })
         ));
+        for (reporter, body) in [
+            (Reporter::Process(0), Body::ApplicationMessage(b"x")),
+            (Reporter::Process(1 << 31), Body::ApplicationMessage(b"x")),
+            (Reporter::Main, Body::DeadlineMissed { deadline: 1 }),
+        ] {
+            let r = Record {
+                time: 0,
+                reporter,
+                body,
+            };
+            assert!(matches!(
+                r.encode(&mut [0u8; 512]),
+                Err(EncodeError::Value(_))
+            ));
+        }
         let r = Record {
             time: 0,
             reporter: Reporter::Main,
