@@ -34,13 +34,13 @@ pub const MODULE_PARTITION_ID: i32 = -1;
 abi_enum! {
     /// The services a partition may request through the mailbox.
     "MAILBOX_REQUEST" RequestCode {
-        /// GET_A_PARTITION_STATUS: args[0] = partition identifier.
+        /// GET_A_PARTITION_STATUS: `args[0]` = partition identifier.
         GetAPartitionStatus = 1 => "GET_A_PARTITION_STATUS",
-        /// SET_A_PARTITION_MODE: args[0] = partition identifier, args[1] = operating mode.
+        /// SET_A_PARTITION_MODE: `args[0]` = partition identifier, `args[1]` = operating mode.
         SetAPartitionMode = 2 => "SET_A_PARTITION_MODE",
         /// GET_HM_LOG_STATUS: no arguments.
         GetHmLogStatus = 3 => "GET_HM_LOG_STATUS",
-        /// READ_HM_LOG: args[0] = entry index.
+        /// READ_HM_LOG: `args[0]` = entry index.
         ReadHmLog = 4 => "READ_HM_LOG",
     }
 }
