@@ -121,11 +121,7 @@ fn name_to_c(n: &Name) -> NameType {
 
 /// QUEUING_DISCIPLINE_TYPE; `InvalidParam` for other values.
 fn discipline(v: QueuingDisciplineType) -> Result<QueuingDiscipline, ReturnCode> {
-    match v {
-        FIFO => Ok(QueuingDiscipline::Fifo),
-        PRIORITY => Ok(QueuingDiscipline::Priority),
-        _ => Err(ReturnCode::InvalidParam),
-    }
+    QueuingDiscipline::from_raw(v).ok_or(ReturnCode::InvalidParam)
 }
 
 /// An object identifier (semaphore, event, ...): `InvalidParam` unless positive.

@@ -3,9 +3,7 @@
 
 use super::*;
 use crate::apex::process;
-use partita_apex_core::{
-    DeadlineType as CoreDeadline, ProcessAttributes, ProcessState, ProcessStatus,
-};
+use partita_apex_core::{DeadlineType as CoreDeadline, ProcessAttributes, ProcessStatus};
 use std::sync::Arc;
 
 /// CREATE_PROCESS.
@@ -21,10 +19,8 @@ pub extern "C" fn CREATE_PROCESS(
     if a.entry_point.is_null() {
         return put_rc(return_code, Err(ReturnCode::InvalidParam));
     }
-    let deadline = match a.deadline {
-        SOFT => CoreDeadline::Soft,
-        HARD => CoreDeadline::Hard,
-        _ => return put_rc(return_code, Err(ReturnCode::InvalidParam)),
+    let Some(deadline) = CoreDeadline::from_raw(a.deadline) else {
+        return put_rc(return_code, Err(ReturnCode::InvalidParam));
     };
     let name = name_of(&a.name);
     // SAFETY: the caller's ENTRY_POINT is, per the binding, the address of a
@@ -157,22 +153,14 @@ fn process_status(s: ProcessStatus) -> ProcessStatusType {
     ProcessStatusType {
         deadline_time: s.deadline_time,
         current_priority: s.current_priority,
-        process_state: match s.process_state {
-            ProcessState::Dormant => DORMANT,
-            ProcessState::Ready => READY,
-            ProcessState::Running => RUNNING,
-            ProcessState::Waiting => WAITING,
-        },
+        process_state: s.process_state.raw(),
         attributes: ProcessAttributeType {
             period: a.period,
             time_capacity: a.time_capacity,
             entry_point: a.entry as usize as SystemAddressType,
             stack_size: a.stack_size as StackSizeType,
             base_priority: a.base_priority,
-            deadline: match a.deadline {
-                CoreDeadline::Soft => SOFT,
-                CoreDeadline::Hard => HARD,
-            },
+            deadline: a.deadline.raw(),
             name: name_to_c(&a.name),
         },
     }

@@ -20,10 +20,7 @@ pub(super) fn direction_in(d: PortDirectionType) -> Result<PortDirection, Return
 }
 
 pub(super) fn direction_out(d: PortDirection) -> PortDirectionType {
-    match d {
-        PortDirection::Source => SOURCE,
-        PortDirection::Destination => DESTINATION,
-    }
+    d.raw()
 }
 
 pub(super) fn size_in(v: MessageSizeType) -> Result<usize, ReturnCode> {

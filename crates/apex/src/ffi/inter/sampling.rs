@@ -2,14 +2,11 @@
 //! Sampling port services (ARINC 653 Part 1, 3.6.2.1) and the Part 2 sampling extensions.
 
 use super::{direction_in, direction_out, port_message_in, size_in};
-use crate::apex::inter::sampling::{self, Age, SamplingPortId, Updated, Validity};
+use crate::apex::inter::sampling::{self, SamplingPortId, Updated, Validity};
 use crate::ffi::*;
 
 fn validity_out(v: Validity) -> ValidityType {
-    match v {
-        Validity::Valid => VALID,
-        Validity::Invalid => INVALID,
-    }
+    v.raw()
 }
 
 /// CREATE_SAMPLING_PORT.
@@ -187,15 +184,8 @@ pub extern "C" fn GET_SAMPLING_PORT_CURRENT_STATUS(
             time_stamp: s.time_stamp,
             max_message_size: s.max_message_size as MessageSizeType,
             port_direction: direction_out(s.direction),
-            message_age: match s.message_age {
-                Age::Fresh => FRESH,
-                Age::Stale => STALE,
-            },
-            updated: match s.updated {
-                Updated::EmptyPort => EMPTY_PORT,
-                Updated::ConsumedMessage => CONSUMED_MESSAGE,
-                Updated::NewMessage => NEW_MESSAGE,
-            },
+            message_age: s.message_age.raw(),
+            updated: s.updated.raw(),
         }
     });
 }

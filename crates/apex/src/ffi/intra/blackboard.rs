@@ -3,7 +3,7 @@
 
 use crate::apex::intra::blackboard;
 use crate::ffi::*;
-use partita_apex_core::{BlackboardId, EmptyIndicator};
+use partita_apex_core::BlackboardId;
 
 fn blackboard(id: BlackboardIdType) -> Result<BlackboardId, ReturnCode> {
     object_id(id).map(BlackboardId)
@@ -89,10 +89,7 @@ pub extern "C" fn GET_BLACKBOARD_STATUS(
     let r = blackboard(blackboard_id).and_then(blackboard::get_blackboard_status);
     put_out(blackboard_status, return_code, r, |s| {
         BlackboardStatusType {
-            empty_indicator: match s.empty_indicator {
-                EmptyIndicator::Empty => EMPTY,
-                EmptyIndicator::Occupied => OCCUPIED,
-            },
+            empty_indicator: s.empty_indicator.raw(),
             max_message_size: s.max_message_size as MessageSizeType,
             waiting_processes: s.waiting_processes as WaitingRangeType,
         }

@@ -3,7 +3,7 @@
 
 use crate::apex::intra::event;
 use crate::ffi::*;
-use partita_apex_core::{EventId, EventState};
+use partita_apex_core::EventId;
 
 fn event(id: EventIdType) -> Result<EventId, ReturnCode> {
     object_id(id).map(EventId)
@@ -65,10 +65,7 @@ pub extern "C" fn GET_EVENT_STATUS(
 ) {
     let r = event(event_id).and_then(event::get_event_status);
     put_out(event_status, return_code, r, |s| EventStatusType {
-        event_state: match s.event_state {
-            EventState::Down => DOWN,
-            EventState::Up => UP,
-        },
+        event_state: s.event_state.raw(),
         waiting_processes: s.waiting_processes as WaitingRangeType,
     });
 }

@@ -3,7 +3,7 @@
 
 use crate::apex::intra::mutex;
 use crate::ffi::*;
-use partita_apex_core::{MutexId, MutexOwnership, MutexState};
+use partita_apex_core::{MutexId, MutexOwnership};
 
 fn mutex(id: MutexIdType) -> Result<MutexId, ReturnCode> {
     object_id(id).map(MutexId)
@@ -78,10 +78,7 @@ pub extern "C" fn GET_MUTEX_STATUS(
         mutex_owner: s
             .mutex_owner
             .map_or(NULL_PROCESS_ID, |p| p.0 as ProcessIdType),
-        mutex_state: match s.mutex_state {
-            MutexState::Available => AVAILABLE,
-            MutexState::Owned => OWNED,
-        },
+        mutex_state: s.mutex_state.raw(),
         mutex_priority: s.mutex_priority,
         lock_count: s.lock_count,
         waiting_processes: s.waiting_processes as WaitingRangeType,
