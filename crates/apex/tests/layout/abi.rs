@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The header against `partita_abi` (constants) and against the C binding's exports
 //! (prototypes): tests `abi_constants_match_header` and `prototypes_match_rust_exports`.
 
