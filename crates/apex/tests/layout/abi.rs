@@ -84,15 +84,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The C spelling of a Rust parameter or return type of the binding: `*mut T` is `T *`,
 /// `*const T` is `const T *`, a type alias `FooBarType` is the typedef `FOO_BAR_TYPE`.
-/// `*const c_char` is `char *`: it is the binding of a `NAME_TYPE` parameter, a `char[30]`
-/// that C adjusts to `char *` (the standard declares it without `const`).
 pub(crate) fn c_type(rust: &str) -> String {
     let t = rust.trim();
     if let Some(inner) = t.strip_prefix("*mut ") {
         return format!("{} *", c_type(inner));
-    }
-    if t == "*const c_char" {
-        return "char *".to_string();
     }
     if let Some(inner) = t.strip_prefix("*const ") {
         return format!("const {} *", c_type(inner));
