@@ -333,6 +333,37 @@ mod tests {
     }
 
     #[test]
+    fn no_other_descriptor_of_the_parent_reaches_the_child() {
+        let (r, w) = pipe().unwrap();
+        // A descriptor without close-on-exec below the child's highest target number (40): it
+        // is no target, so the child must close it (the numbers below the staging base used
+        // to stay open).
+        let (a, _b) = pipe().unwrap();
+        // SAFETY: fcntl on a descriptor we own; the copy is owned right below.
+        let fd = unsafe { libc::fcntl(a.as_raw_fd(), libc::F_DUPFD, 20) };
+        assert!((20..40).contains(&fd), "F_DUPFD gave {fd}");
+        // SAFETY: `fd` was just created and is owned by nobody else.
+        let stray = unsafe { OwnedFd::from_raw_fd(fd) };
+        // `ls` lists the descriptors it has: 0-2, its own directory descriptor, and 40.
+        let fds = vec![(w.as_raw_fd(), 1), (w.as_raw_fd(), 40)];
+        let s = spec("/bin/ls", &["/proc/self/fd"], fds);
+        let mut child = spawn(&s).unwrap();
+        drop(w);
+        child.go().unwrap();
+        assert!(child.exec_result().is_ok());
+        let mut out = String::new();
+        std::fs::File::from(r).read_to_string(&mut out).unwrap();
+        let open: Vec<i32> = out.split_whitespace().map(|n| n.parse().unwrap()).collect();
+        assert!(open.contains(&40), "the target is open: {open:?}");
+        assert!(
+            !open.contains(&fd),
+            "descriptor {fd} leaked into the child: {open:?}"
+        );
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(0)));
+        drop(stray);
+    }
+
+    #[test]
     fn an_exec_failure_comes_back_as_its_errno() {
         let s = spec("/nonexistent/partition", &[], Vec::new());
         let mut child = spawn(&s).unwrap();

@@ -229,7 +229,9 @@ impl<'a> Child<'a> {
     /// numbers (`F_DUPFD_CLOEXEC` picks the lowest free number at or above the base, so it
     /// never clobbers a source or a target), then each staged copy is installed at its target
     /// (the exec-status pipe first, so that a later failure is reported through it), then
-    /// everything from the base up is closed.
+    /// every other descriptor above 2 is closed: from the base up, and the numbers below it
+    /// that are no target (the parent's ends of the go and status pipes can sit there; a
+    /// copy of the go pipe's write end would keep the child from seeing it close).
     fn install_descriptors(&mut self, status: &mut RawFd) -> Step {
         let base = self.staging_base;
         for m in self.moves.iter_mut() {
@@ -244,6 +246,13 @@ impl<'a> Child<'a> {
             checked(unsafe { libc::dup3(m.staged, m.to, flags) })?;
             if m.to == self.status_at {
                 *status = self.status_at;
+            }
+        }
+        for n in 3..base {
+            if !self.moves.iter().any(|m| m.to == n) {
+                // SAFETY: close on a number that is no target: this process's copy of a
+                // parent descriptor, used by nothing after this point.
+                unsafe { libc::close(n) };
             }
         }
         // SAFETY: close_range on numbers only; the closed descriptors are this process's
