@@ -8,13 +8,13 @@
 //! cgroup, as the manager keeps one), or cgroup v2 `cgroup.freeze`.
 
 use crate::BenchError;
+use partita_bench_protocol::args::SpinnerArgs;
 use partita_manager::stats::Histogram;
 use partita_schedule::{BoundaryCursor, CoreTimeline};
 use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind, Mounts};
 use partita_sys::spawn::{Namespaces, SpawnSpec};
 use partita_sys::time::{monotonic_ns, sleep_until};
 use serde::Serialize;
-use std::ffi::CString;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +33,24 @@ pub enum Mechanism {
     FreezerV1,
     /// cgroup v2 `cgroup.freeze`.
     FreezerV2,
+}
+
+/// A mechanism name other than `signals`, `freezer-v1` and `freezer-v2`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend `{0}` (signals, freezer-v1, freezer-v2)")]
+pub struct UnknownMechanism(pub String);
+
+impl std::str::FromStr for Mechanism {
+    type Err = UnknownMechanism;
+
+    fn from_str(s: &str) -> Result<Self, UnknownMechanism> {
+        match s.trim() {
+            "signals" => Ok(Mechanism::Signals),
+            "freezer-v1" => Ok(Mechanism::FreezerV1),
+            "freezer-v2" => Ok(Mechanism::FreezerV2),
+            o => Err(UnknownMechanism(o.to_string())),
+        }
+    }
 }
 
 impl std::fmt::Display for Mechanism {
@@ -95,16 +113,21 @@ impl Rig {
             dirs: Vec::new(),
         };
         let mounts = Mounts::detect();
-        let base =
-            match mech {
-                Mechanism::Signals => None,
-                Mechanism::FreezerV1 => Some(mounts.freezer.clone().ok_or_else(|| {
-                    BenchError::Unavailable("no cgroup v1 freezer mounted".into())
-                })?),
-                Mechanism::FreezerV2 => Some(mounts.v2.clone().ok_or_else(|| {
-                    BenchError::Unavailable("no cgroup v2 hierarchy mounted".into())
-                })?),
-            };
+        let base = match mech {
+            Mechanism::Signals => None,
+            Mechanism::FreezerV1 => Some(mounts.freezer.clone().ok_or(
+                BenchError::MechanismUnavailable {
+                    mechanism: mech,
+                    why: "no cgroup v1 freezer mounted",
+                },
+            )?),
+            Mechanism::FreezerV2 => {
+                Some(mounts.v2.clone().ok_or(BenchError::MechanismUnavailable {
+                    mechanism: mech,
+                    why: "no cgroup v2 hierarchy mounted",
+                })?)
+            }
+        };
         let run_dir = base.as_ref().map(|b| {
             let top = b.join("partita-bench");
             let run = top.join(tag);
@@ -119,21 +142,23 @@ impl Rig {
             f.freeze()?;
             rig.sentinel = Some((g, f));
         }
-        let exe = std::env::current_exe()
-            .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+        let exe = crate::partition_executable(partita_bench_protocol::SPINNER)?;
         let devnull = std::fs::File::open("/dev/null").map_err(|e| BenchError::Io {
             path: "/dev/null".into(),
             source: e,
         })?;
         let path = partita_sys::spawn::cstring(exe.as_os_str())?;
         for slot in 0..slots {
-            let argv = vec![
-                path.clone(),
-                CString::new("__bench-spinner").expect("no NUL"),
-                partita_sys::spawn::cstring(log.as_os_str())?,
-                CString::new(slot.to_string()).expect("no NUL"),
-                CString::new(threshold.to_string()).expect("no NUL"),
-            ];
+            let args = SpinnerArgs {
+                log: log.to_path_buf(),
+                slot,
+                gap_threshold_ns: threshold,
+                priority: partita_manager::PARTITION_RUN_PRIORITY,
+            };
+            let mut argv = vec![path.clone()];
+            for a in args.to_args() {
+                argv.push(partita_sys::spawn::cstring(a.as_ref())?);
+            }
             let spec = SpawnSpec {
                 path: path.clone(),
                 argv,

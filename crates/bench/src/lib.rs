@@ -7,16 +7,19 @@
 //! with 1 to 64 APEX processes per partition, and the same figures of a minimal switching loop
 //! that drives the kernel mechanism alone. See `docs/benchmarks.md`.
 //!
-//! The measuring processes are the `partita` binary itself, started through hidden
-//! subcommands: [`partition_main`] (`partita __bench-partition`, an APEX partition run by the
-//! manager) and [`spinner_main`] (`partita __bench-spinner`, a plain process for the bare
-//! mechanism).
+//! `partita bench apex` ([`run_apex`]) and `partita bench ports` ([`run_ports`]) measure the
+//! APEX services and the ports the same way, each against its bare floor.
+//!
+//! This crate is the host side: it builds the benchmark modules, runs them with the partition
+//! manager and turns what the partitions measured into figures. It links no partition code.
+//! The measuring processes are executables of their own (`partita-bench-partitions`), found by
+//! [`partition_executable`] next to the running executable; what they share with this side
+//! (command lines, the gap log, the result files) is defined once in `partita-bench-protocol`.
 
 mod analysis;
 mod apex;
 mod bare;
-mod log;
-mod partition;
+mod executables;
 mod ports;
 mod render;
 mod run;
@@ -26,14 +29,13 @@ mod switch;
 
 pub use analysis::Counts;
 pub use apex::{
-    apex_partition_main, cli_apex, render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan,
-    ApexReport, HandoffFigures, ServiceFigures,
+    cli_apex, render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,
+    ServiceFigures,
 };
-pub use bare::Mechanism;
-pub use partition::{partition_main, spinner_main};
+pub use bare::{Mechanism, UnknownMechanism};
+pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
 pub use ports::{
-    cli_ports, ports_partition_main, render_ports, run_ports, PortRow, PortsCheck, PortsOptions,
-    PortsReport,
+    cli_ports, render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport,
 };
 pub use render::render;
 pub use soak::{cli_soak, render_soak, run_soak, SoakOptions, SoakReport};
@@ -56,9 +58,54 @@ pub enum BenchError {
     /// The module a benchmark built is not a valid plan.
     #[error("benchmark module: {0}")]
     Plan(#[from] partita_config::Inconsistency),
-    /// Something the benchmark needs is missing.
-    #[error("{0}")]
-    Unavailable(String),
+    /// The gap log of `bench switch`.
+    #[error(transparent)]
+    Log(#[from] partita_bench_protocol::gap_log::LogError),
+    /// A benchmark executable is not where the bench looks for it.
+    #[error(
+        "{}: no such benchmark executable; build it with `cargo build -p partita-bench-partitions` \
+         (with the profile `partita` was built with, e.g. `--release`), or set {} to the \
+         directory holding the benchmark executables",
+        path.display(),
+        executables::PARTITIONS_DIR_ENV
+    )]
+    MissingExecutable {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The path of the running executable, next to which the benchmark executables are.
+    #[error("the running executable: {0}")]
+    OwnExecutable(#[source] std::io::Error),
+    /// The benchmark needs root (cgroups, SCHED_FIFO).
+    #[error("the benchmark needs root (cgroups, SCHED_FIFO)")]
+    NotRoot,
+    /// The kernel mechanism of a bare floor is not available on this host.
+    #[error("{mechanism} is not available: {why}")]
+    MechanismUnavailable {
+        /// The mechanism.
+        mechanism: Mechanism,
+        /// What is missing.
+        why: &'static str,
+    },
+    /// A benchmark partition wrote no result file.
+    #[error("the partition {partition} wrote no results ({source}){}", stderr_tail(.stderr))]
+    NoResult {
+        /// The partition.
+        partition: String,
+        /// Reading the file.
+        #[source]
+        source: std::io::Error,
+        /// The first lines it wrote to stderr, when known.
+        stderr: Vec<String>,
+    },
+    /// A benchmark partition reports that its set-up failed.
+    #[error("the partition {partition} failed: {message}")]
+    PartitionFailed {
+        /// The partition.
+        partition: String,
+        /// Its message.
+        message: String,
+    },
     /// A file could not be written or created.
     #[error("{path}: {source}")]
     Io {
@@ -73,32 +120,69 @@ pub enum BenchError {
     Interrupted,
 }
 
-/// Partition side: waits (at most 200 ms) until the runtime's counter clock is calibrated
-/// (10 ms after the manager's seed pair), so that GET_TIME is measured in its steady state.
-pub(crate) fn settle_clock() {
-    let c = &partita_sys::time::COUNTER_CLOCK;
-    let until = partita_sys::time::monotonic_ns() + 200_000_000;
-    while c.enabled() && !c.calibrated() && partita_sys::time::monotonic_ns() < until {
-        // Readings are what calibrate it.
-        std::hint::black_box(partita_apex::apex::time::get_time().ok());
-        std::hint::spin_loop();
+fn stderr_tail(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr: {}", lines.join(" / "))
     }
 }
 
-/// Parses a backend name (`signals`, `freezer-v1`, `freezer-v2`).
-pub fn parse_backend(s: &str) -> Result<Mechanism, String> {
-    match s.trim() {
-        "signals" => Ok(Mechanism::Signals),
-        "freezer-v1" => Ok(Mechanism::FreezerV1),
-        "freezer-v2" => Ok(Mechanism::FreezerV2),
-        o => Err(format!(
-            "unknown backend `{o}` (signals, freezer-v1, freezer-v2)"
-        )),
+/// A result file of a benchmark partition.
+pub(crate) trait PartitionResult: serde::de::DeserializeOwned {
+    /// The partition's set-up failure, if any.
+    fn error(&self) -> Option<&str>;
+}
+
+impl PartitionResult for partita_bench_protocol::apex::ApexResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 }
 
-/// Writes the report as JSON to `path` (creating its directory).
-pub fn write_json(r: &SwitchReport, path: &Path) -> Result<(), BenchError> {
+impl PartitionResult for partita_bench_protocol::ports::PortsResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+/// Reads the result file `path` of `partition`; `stderr` gives what the partition wrote to
+/// its stderr, for the error when there is no file.
+pub(crate) fn read_result<T: PartitionResult>(
+    partition: &str,
+    path: &Path,
+    stderr: impl FnOnce() -> Vec<String>,
+) -> Result<T, BenchError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BenchError::NoResult {
+        partition: partition.to_string(),
+        source,
+        stderr: stderr(),
+    })?;
+    let r: T = serde_json::from_str(&text).map_err(|e| BenchError::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    if let Some(message) = r.error() {
+        return Err(BenchError::PartitionFailed {
+            partition: partition.to_string(),
+            message: message.to_string(),
+        });
+    }
+    Ok(r)
+}
+
+/// Removes a result file (and its temporary) on drop.
+pub(crate) struct RemoveFile(pub PathBuf);
+
+impl Drop for RemoveFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(self.0.with_extension("tmp"));
+    }
+}
+
+/// Writes a report as JSON to `path` (creating its directory).
+pub fn write_json(r: &impl serde::Serialize, path: &Path) -> Result<(), BenchError> {
     let io = |e| BenchError::Io {
         path: path.to_path_buf(),
         source: e,

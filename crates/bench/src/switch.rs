@@ -4,10 +4,11 @@
 
 use crate::analysis::{match_gaps, Counts, Geometry, Matched};
 use crate::bare::{self, Mechanism, Rig};
-use crate::log::{status, LogFile, Slot};
 use crate::run::{run_notes, run_until};
-use crate::stats::Figures;
+use crate::stats::{from_summary, Figures};
 use crate::BenchError;
+use partita_bench_protocol::args::SwitchPartitionArgs;
+use partita_bench_protocol::gap_log::{status, LogFile, Slot};
 use partita_config::{CompiledPartition, PlanBuilder};
 use partita_manager::{BackendChoice, RunOptions};
 use partita_schedule::{FramePlan, Window};
@@ -52,7 +53,8 @@ pub struct SwitchOptions {
     /// (with half as many windows).
     pub zero_margin: bool,
     /// Let the partition's main thread become the APEX timer thread before the spinner starts
-    /// (see `partition_main`); `false` reproduces the starved timer thread.
+    /// (see `partita_bench_partitions::switch::partition_main`); `false` reproduces the
+    /// starved timer thread.
     pub timer_workaround: bool,
 }
 
@@ -224,11 +226,11 @@ impl Ctx {
 
     fn log(&self, frames: u64) -> Result<LogFile, BenchError> {
         let frames = frames + STARTUP_FRAMES_MAX;
-        LogFile::create(
+        Ok(LogFile::create(
             PathBuf::from(format!("/dev/shm/partita-bench-{}", self.tag())),
             2,
             (frames * 32 + 4096) as usize,
-        )
+        )?)
     }
 
     fn frame_plan(&self) -> FramePlan {
@@ -346,9 +348,9 @@ fn run_bare(ctx: &Ctx, mech: Mechanism, margin: u64, frames: u64) -> Result<Sect
         processes: None,
         spin_margin_ns: margin,
         windows: m.start.len() as u64,
-        timer_lateness: Figures::from_summary(&st.lateness.summary()),
-        wake_lateness: Figures::from_summary(&st.wake_lateness.summary()),
-        switch_cost: Figures::from_summary(&st.switch_cost.summary()),
+        timer_lateness: from_summary(&st.lateness.summary()),
+        wake_lateness: from_summary(&st.wake_lateness.summary()),
+        switch_cost: from_summary(&st.switch_cost.summary()),
         start_latency: Figures::of(&mut m.start),
         overrun: Figures::of(&mut m.overrun),
         counts: m.counts,
@@ -376,18 +378,17 @@ fn run_partita(
     frames: u64,
 ) -> Result<Section, BenchError> {
     let log = ctx.log(frames)?;
-    let exe = std::env::current_exe()
-        .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+    let exe = crate::partition_executable(partita_bench_protocol::SWITCH_PARTITION)?;
     let partition = |slot: usize| CompiledPartition {
-        args: vec![
-            "__bench-partition".to_string(),
-            log.path().to_string_lossy().into_owned(),
-            slot.to_string(),
-            processes.to_string(),
-            RELEASE_DELAY_NS.to_string(),
-            GAP_THRESHOLD_NS.to_string(),
-            (if ctx.timer_workaround { "1" } else { "0" }).to_string(),
-        ],
+        args: SwitchPartitionArgs {
+            log: log.path().to_path_buf(),
+            slot,
+            processes,
+            release_delay_ns: RELEASE_DELAY_NS as i64,
+            gap_threshold_ns: GAP_THRESHOLD_NS,
+            timer_workaround: ctx.timer_workaround,
+        }
+        .to_args(),
         cores: vec![ctx.core],
         max_processes: (processes > 64).then_some(processes + 1),
         ..CompiledPartition::new(slot as u32 + 1, ["A", "B"][slot], exe.clone())
@@ -423,8 +424,7 @@ fn run_partita(
         notes.extend(c.errors.iter().take(10).cloned());
     }
     let fig = |f: fn(&partita_manager::CoreReport) -> &partita_manager::stats::Summary| {
-        core.map(|c| Figures::from_summary(f(c)))
-            .unwrap_or_default()
+        core.map(|c| from_summary(f(c))).unwrap_or_default()
     };
     Ok(Section {
         kind: "partita",
@@ -488,9 +488,7 @@ pub fn run_switch(
     mut progress: impl FnMut(&str),
 ) -> Result<SwitchReport, BenchError> {
     if !partita_sys::proc::is_root() {
-        return Err(BenchError::Unavailable(
-            "the benchmark needs root (cgroups, SCHED_FIFO)".into(),
-        ));
+        return Err(BenchError::NotRoot);
     }
     let t0 = std::time::Instant::now();
     // The revision of the work tree when the run starts.

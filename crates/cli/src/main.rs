@@ -180,7 +180,7 @@ enum BenchCmd {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
-        #[arg(long, value_delimiter = ',', value_parser = partita_bench::parse_backend)]
+        #[arg(long, value_delimiter = ',')]
         backends: Option<Vec<partita_bench::Mechanism>>,
         /// The manager's spin margin for the runs (default: the manager's own default).
         #[arg(long, value_parser = parse_duration)]
@@ -244,21 +244,6 @@ fn parse_duration(s: &str) -> Result<Duration, DurationError> {
 }
 
 fn main() -> ExitCode {
-    // Hidden entry points of `partita bench`: its partition and spinner processes.
-    let hidden = std::env::args_os().nth(1);
-    if let Some(f) = hidden.as_deref().and_then(|a| match a.to_str()? {
-        "__bench-partition" => Some(partita_bench::partition_main as fn(&[String]) -> i32),
-        "__bench-spinner" => Some(partita_bench::spinner_main),
-        "__bench-apex-partition" => Some(partita_bench::apex_partition_main),
-        "__bench-ports-partition" => Some(partita_bench::ports_partition_main),
-        _ => None,
-    }) {
-        let args: Vec<String> = std::env::args_os()
-            .skip(2)
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        return ExitCode::from(f(&args).clamp(0, 255) as u8);
-    }
     let cli = Cli::parse();
     let status = match cli.cmd {
         Cmd::Check {

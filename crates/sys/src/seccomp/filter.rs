@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Compiling the allow-list into the partition filters (manager side, `host` feature).
 
 use super::{Args, ALLOWED};
