@@ -10,11 +10,11 @@
 use crate::BenchError;
 use partita_bench_protocol::args::SpinnerArgs;
 use partita_manager::stats::Histogram;
+use partita_manager::Backend;
 use partita_schedule::{BoundaryCursor, CoreTimeline};
 use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind, Mounts};
 use partita_sys::spawn::{Namespaces, SpawnSpec};
 use partita_sys::time::{monotonic_ns, sleep_until};
-use serde::Serialize;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,46 +22,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const SIGSTOP: i32 = 19;
 const SIGCONT: i32 = 18;
 const SIGKILL: i32 = 9;
-
-/// A kernel mechanism that holds a process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mechanism {
-    /// `SIGSTOP` / `SIGCONT`.
-    Signals,
-    /// cgroup v1 freezer, with a frozen sentinel cgroup.
-    FreezerV1,
-    /// cgroup v2 `cgroup.freeze`.
-    FreezerV2,
-}
-
-/// A mechanism name other than `signals`, `freezer-v1` and `freezer-v2`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown backend `{0}` (signals, freezer-v1, freezer-v2)")]
-pub struct UnknownMechanism(pub String);
-
-impl std::str::FromStr for Mechanism {
-    type Err = UnknownMechanism;
-
-    fn from_str(s: &str) -> Result<Self, UnknownMechanism> {
-        match s.trim() {
-            "signals" => Ok(Mechanism::Signals),
-            "freezer-v1" => Ok(Mechanism::FreezerV1),
-            "freezer-v2" => Ok(Mechanism::FreezerV2),
-            o => Err(UnknownMechanism(o.to_string())),
-        }
-    }
-}
-
-impl std::fmt::Display for Mechanism {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mechanism::Signals => "signals",
-            Mechanism::FreezerV1 => "freezer-v1",
-            Mechanism::FreezerV2 => "freezer-v2",
-        })
-    }
-}
 
 /// How one spinner is held.
 enum Hold {
@@ -98,7 +58,7 @@ pub(crate) struct Rig {
 impl Rig {
     /// Spawns `slots` spinners (held before `execve`) pinned to `core`, logging into `log`.
     pub(crate) fn start(
-        mech: Mechanism,
+        mech: Backend,
         slots: usize,
         core: u32,
         log: &Path,
@@ -114,16 +74,16 @@ impl Rig {
         };
         let mounts = Mounts::detect();
         let base = match mech {
-            Mechanism::Signals => None,
-            Mechanism::FreezerV1 => Some(mounts.freezer.clone().ok_or(
-                BenchError::MechanismUnavailable {
-                    mechanism: mech,
+            Backend::Signals => None,
+            Backend::FreezerV1 => Some(mounts.freezer.clone().ok_or(
+                BenchError::BackendUnavailable {
+                    backend: mech,
                     why: "no cgroup v1 freezer mounted",
                 },
             )?),
-            Mechanism::FreezerV2 => {
-                Some(mounts.v2.clone().ok_or(BenchError::MechanismUnavailable {
-                    mechanism: mech,
+            Backend::FreezerV2 => {
+                Some(mounts.v2.clone().ok_or(BenchError::BackendUnavailable {
+                    backend: mech,
                     why: "no cgroup v2 hierarchy mounted",
                 })?)
             }
@@ -135,7 +95,7 @@ impl Rig {
             rig.dirs.push(top);
             run
         });
-        if mech == Mechanism::FreezerV1 {
+        if mech == Backend::FreezerV1 {
             let g = Cgroup::create(run_dir.as_ref().expect("v1 dir").join("sentinel"))?;
             rig.groups.push(g.clone());
             let f = Freezer::open(&g, FreezerKind::V1)?;
@@ -173,11 +133,11 @@ impl Rig {
             let mut child = partita_sys::spawn::spawn(&spec)?;
             rig.children.push(child.pid);
             let hold = match (mech, &run_dir) {
-                (Mechanism::FreezerV1 | Mechanism::FreezerV2, Some(d)) => {
+                (Backend::FreezerV1 | Backend::FreezerV2, Some(d)) => {
                     let g = Cgroup::create(d.join(format!("s{slot}")))?;
                     rig.groups.push(g.clone());
                     g.add_process(child.pid)?;
-                    let kind = if mech == Mechanism::FreezerV1 {
+                    let kind = if mech == Backend::FreezerV1 {
                         FreezerKind::V1
                     } else {
                         FreezerKind::V2

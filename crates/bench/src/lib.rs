@@ -32,7 +32,6 @@ pub use apex::{
     cli_apex, render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,
     ServiceFigures,
 };
-pub use bare::{Mechanism, UnknownMechanism};
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
 pub use ports::{
     cli_ports, render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport,
@@ -79,11 +78,11 @@ pub enum BenchError {
     /// The benchmark needs root (cgroups, SCHED_FIFO).
     #[error("the benchmark needs root (cgroups, SCHED_FIFO)")]
     NotRoot,
-    /// The kernel mechanism of a bare floor is not available on this host.
-    #[error("{mechanism} is not available: {why}")]
-    MechanismUnavailable {
-        /// The mechanism.
-        mechanism: Mechanism,
+    /// A backend (and so the bare floor of its kernel mechanism) is not available on this host.
+    #[error("{backend} is not available: {why}")]
+    BackendUnavailable {
+        /// The backend.
+        backend: partita_manager::Backend,
         /// What is missing.
         why: &'static str,
     },

@@ -3,14 +3,14 @@
 //! mechanism measured in the same run.
 
 use crate::analysis::{match_gaps, Counts, Geometry, Matched};
-use crate::bare::{self, Mechanism, Rig};
+use crate::bare::{self, Rig};
 use crate::run::{run_notes, run_until};
 use crate::stats::{from_summary, Figures};
 use crate::BenchError;
 use partita_bench_protocol::args::SwitchPartitionArgs;
 use partita_bench_protocol::gap_log::{status, LogFile, Slot};
 use partita_config::{CompiledPartition, PlanBuilder};
-use partita_manager::{BackendChoice, RunOptions};
+use partita_manager::{Backend, BackendChoice, RunOptions};
 use partita_schedule::{FramePlan, Window};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ pub struct SwitchOptions {
     /// 500 windows per partition instead of 5,000.
     pub quick: bool,
     /// Backends (and the matching bare mechanisms).
-    pub backends: Vec<Mechanism>,
+    pub backends: Vec<Backend>,
     /// APEX processes per partition.
     pub processes: Vec<u32>,
     /// The scheduler's spin margin (also used by the bare loop).
@@ -62,11 +62,7 @@ impl Default for SwitchOptions {
     fn default() -> Self {
         SwitchOptions {
             quick: false,
-            backends: vec![
-                Mechanism::Signals,
-                Mechanism::FreezerV1,
-                Mechanism::FreezerV2,
-            ],
+            backends: vec![Backend::Signals, Backend::FreezerV1, Backend::FreezerV2],
             processes: vec![1, 4, 16, 64],
             spin_margin: RunOptions::default().spin_margin,
             zero_margin: true,
@@ -117,7 +113,7 @@ pub struct Section {
     /// `bare` (kernel mechanism alone) or `partita` (the partition manager).
     pub kind: &'static str,
     /// Backend, or mechanism for `bare`.
-    pub backend: Mechanism,
+    pub backend: Backend,
     /// APEX processes per partition (`None` for bare: one plain process).
     pub processes: Option<u32>,
     /// Spin margin, ns.
@@ -165,7 +161,7 @@ pub struct Check {
     /// Which target.
     pub target: &'static str,
     /// Backend.
-    pub backend: Mechanism,
+    pub backend: Backend,
     /// Processes of the checked run.
     pub processes: u32,
     /// Spin margin, ns.
@@ -316,7 +312,7 @@ fn matched(ctx: &Ctx, log: &LogFile, margin: u64, notes: &mut Vec<String>) -> (M
     (all, activations)
 }
 
-fn run_bare(ctx: &Ctx, mech: Mechanism, margin: u64, frames: u64) -> Result<Section, BenchError> {
+fn run_bare(ctx: &Ctx, mech: Backend, margin: u64, frames: u64) -> Result<Section, BenchError> {
     let log = ctx.log(frames)?;
     let rig = Rig::start(mech, 2, ctx.core, log.path(), GAP_THRESHOLD_NS, &ctx.tag())?;
     let epoch = (partita_sys::time::monotonic_ns() + 20_000_000).div_ceil(1_000_000) * 1_000_000;
@@ -362,17 +358,17 @@ fn run_bare(ctx: &Ctx, mech: Mechanism, margin: u64, frames: u64) -> Result<Sect
     })
 }
 
-fn backend_choice(m: Mechanism) -> BackendChoice {
+fn backend_choice(m: Backend) -> BackendChoice {
     match m {
-        Mechanism::Signals => BackendChoice::Signals,
-        Mechanism::FreezerV1 => BackendChoice::FreezerV1,
-        Mechanism::FreezerV2 => BackendChoice::FreezerV2,
+        Backend::Signals => BackendChoice::Signals,
+        Backend::FreezerV1 => BackendChoice::FreezerV1,
+        Backend::FreezerV2 => BackendChoice::FreezerV2,
     }
 }
 
 fn run_partita(
     ctx: &Ctx,
-    mech: Mechanism,
+    mech: Backend,
     processes: u32,
     margin: u64,
     frames: u64,
@@ -513,7 +509,7 @@ pub fn run_switch(
     // As the manager does: no page faults in the switching loop.
     let _ = partita_sys::sched::lock_memory();
     let margin = opts.spin_margin.as_nanos() as u64;
-    let mut runs: Vec<(Mechanism, Option<u32>, u64, u64)> = Vec::new();
+    let mut runs: Vec<(Backend, Option<u32>, u64, u64)> = Vec::new();
     for &b in &opts.backends {
         runs.push((b, None, margin, ctx.frames));
         for &n in &opts.processes {
@@ -626,7 +622,7 @@ pub(crate) const T_SCALE: &str = "64-process figures within 1.2x of the 1-proces
 
 fn checks(sections: &[Section]) -> Vec<Check> {
     let mut out = Vec::new();
-    let find = |b: Mechanism, n: Option<u32>, m: u64| {
+    let find = |b: Backend, n: Option<u32>, m: u64| {
         sections
             .iter()
             .find(|s| s.backend == b && s.processes == n && s.spin_margin_ns == m)

@@ -10,7 +10,7 @@ mod schedule;
 
 use clap::{Parser, Subcommand};
 use exit::ExitStatus;
-use partita_manager::{BackendChoice, RunOptions};
+use partita_manager::{Backend, BackendChoice, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -180,8 +180,8 @@ enum BenchCmd {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
-        #[arg(long, value_delimiter = ',')]
-        backends: Option<Vec<partita_bench::Mechanism>>,
+        #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
+        backends: Option<Vec<Backend>>,
         /// The manager's spin margin for the runs (default: the manager's own default).
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
@@ -222,6 +222,30 @@ enum BenchCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// Why `partita bench switch --backends` refused a name.
+#[derive(Debug, thiserror::Error)]
+enum BenchBackendError {
+    /// Not a backend at all.
+    #[error(transparent)]
+    Unknown(#[from] partita_manager::UnknownBackend),
+    /// `auto` or `freezer`: which one depends on the host.
+    #[error("`{0}` is not one backend: name it (signals, freezer-v1, freezer-v2)")]
+    NotOne(String),
+}
+
+/// A backend the benchmark can measure itself.
+fn parse_backend(s: &str) -> Result<Backend, BenchBackendError> {
+    match s.trim().parse::<BackendChoice>() {
+        Ok(BackendChoice::Signals) => Ok(Backend::Signals),
+        Ok(BackendChoice::FreezerV1) => Ok(Backend::FreezerV1),
+        Ok(BackendChoice::FreezerV2) => Ok(Backend::FreezerV2),
+        Ok(BackendChoice::Auto | BackendChoice::Freezer) => {
+            Err(BenchBackendError::NotOne(s.to_string()))
+        }
+        Err(e) => Err(BenchBackendError::Unknown(e)),
+    }
 }
 
 /// Why a command-line duration was refused.
