@@ -29,13 +29,11 @@ mod switch;
 
 pub use analysis::Counts;
 pub use apex::{
-    cli_apex, render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,
+    render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,
     ServiceFigures,
 };
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
-pub use ports::{
-    cli_ports, render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport,
-};
+pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
 pub use soak::{cli_soak, render_soak, run_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
@@ -193,8 +191,41 @@ pub fn write_json(r: &impl serde::Serialize, path: &Path) -> Result<(), BenchErr
     std::fs::write(path, text + "\n").map_err(io)
 }
 
-/// `bench-results/switch-<UTC timestamp>.json`.
-pub fn default_json_path() -> PathBuf {
+/// What the command that ran a benchmark does with its report.
+pub trait Report: serde::Serialize {
+    /// The benchmark: `switch`, `apex` or `ports`.
+    const BENCH: &'static str;
+
+    /// The text the command prints.
+    fn render(&self) -> String;
+}
+
+impl Report for SwitchReport {
+    const BENCH: &'static str = "switch";
+
+    fn render(&self) -> String {
+        render(self)
+    }
+}
+
+impl Report for ApexReport {
+    const BENCH: &'static str = "apex";
+
+    fn render(&self) -> String {
+        render_apex(self)
+    }
+}
+
+impl Report for PortsReport {
+    const BENCH: &'static str = "ports";
+
+    fn render(&self) -> String {
+        render_ports(self)
+    }
+}
+
+/// `bench-results/<bench>-<UTC timestamp>.json`, where the figures of `bench` go by default.
+pub fn default_json_path(bench: &str) -> PathBuf {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -211,7 +242,7 @@ pub fn default_json_path() -> PathBuf {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     PathBuf::from(format!(
-        "bench-results/switch-{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z.json",
+        "bench-results/{bench}-{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z.json",
         rem / 3600,
         rem / 60 % 60,
         rem % 60
@@ -220,7 +251,7 @@ pub fn default_json_path() -> PathBuf {
 
 /// Runs `f` with SIGINT/SIGTERM turned into a stop flag, so that a bench interrupted by the
 /// user still removes every process, cgroup and file it created.
-pub(crate) fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
+pub fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let signals = [2, 15];
@@ -242,23 +273,22 @@ pub(crate) fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
     r
 }
 
-/// `partita bench switch`: runs, prints the table, writes the JSON. Returns the exit code
-/// (0, or 4 when the benchmark could not run; a missed target is not a failure).
-pub fn cli_switch(opts: &SwitchOptions, json: Option<PathBuf>) -> u8 {
-    let r = with_stop_signals(|stop| run_switch(opts, stop, |l| eprintln!("bench: {l}")));
-    let report = match r {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("partita bench switch: {e}");
-            return 4;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_path_names_the_bench() {
+        for bench in [SwitchReport::BENCH, ApexReport::BENCH, PortsReport::BENCH] {
+            let p = default_json_path(bench);
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                p.starts_with("bench-results")
+                    && name.starts_with(&format!("{bench}-"))
+                    && name.ends_with("Z.json"),
+                "{}",
+                p.display()
+            );
         }
-    };
-    print!("{}", render(&report));
-    let path = json.unwrap_or_else(default_json_path);
-    if let Err(e) = write_json(&report, &path) {
-        eprintln!("partita bench switch: {e}");
-        return 3;
     }
-    println!("figures written to {}", path.display());
-    0
 }

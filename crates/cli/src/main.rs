@@ -3,6 +3,7 @@
 //!
 //! Exit codes: [`exit::ExitStatus`] (also printed by `partita --help`).
 
+mod bench;
 mod cc;
 mod embedded;
 mod exit;
@@ -345,14 +346,11 @@ fn main() -> ExitCode {
             if let Some(m) = spin_margin {
                 o.spin_margin = m;
             }
-            bench_status(partita_bench::cli_switch(&o, json))
+            bench::switch(&o, json)
         }
         Cmd::Bench {
             what: BenchCmd::Apex { quick, json },
-        } => bench_status(partita_bench::cli_apex(
-            &partita_bench::ApexOptions { quick },
-            json,
-        )),
+        } => bench::apex(&partita_bench::ApexOptions { quick }, json),
         Cmd::HmLog { file, json } => hm_log(&file, json),
         Cmd::Schedule(a) => schedule::main(&schedule::Options {
             file: a.file,
@@ -372,10 +370,7 @@ fn main() -> ExitCode {
         }),
         Cmd::Bench {
             what: BenchCmd::Ports { quick, json },
-        } => bench_status(partita_bench::cli_ports(
-            &partita_bench::PortsOptions { quick },
-            json,
-        )),
+        } => bench::ports(&partita_bench::PortsOptions { quick }, json),
         Cmd::Bench {
             what:
                 BenchCmd::Soak {
@@ -606,15 +601,7 @@ fn soak(
             return ExitStatus::CannotRun;
         }
     };
-    let out = out.unwrap_or_else(|| {
-        let stamp = partita_bench::default_json_path();
-        let name = stamp
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("switch")
-            .replacen("switch", "soak", 1);
-        stamp.with_file_name(name)
-    });
+    let out = out.unwrap_or_else(|| partita_bench::default_json_path("soak").with_extension(""));
     bench_status(partita_bench::cli_soak(&partita_bench::SoakOptions {
         partita,
         module,

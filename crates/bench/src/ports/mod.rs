@@ -422,37 +422,6 @@ pub fn render_ports(r: &PortsReport) -> String {
     s
 }
 
-/// `bench-results/ports-<UTC timestamp>.json`.
-pub fn default_ports_json_path() -> PathBuf {
-    let p = crate::default_json_path();
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().replacen("switch-", "ports-", 1))
-        .unwrap_or_else(|| "ports.json".into());
-    p.with_file_name(name)
-}
-
-/// `partita bench ports`: runs, prints, writes the JSON. Exit code 0, 3 (JSON not written) or
-/// 4 (could not run); a missed target is not a failure.
-pub fn cli_ports(opts: &PortsOptions, json: Option<PathBuf>) -> u8 {
-    let r = crate::with_stop_signals(|stop| run_ports(opts, stop, |l| eprintln!("bench: {l}")));
-    let report = match r {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("partita bench ports: {e}");
-            return 4;
-        }
-    };
-    print!("{}", render_ports(&report));
-    let path = json.unwrap_or_else(default_ports_json_path);
-    if let Err(e) = crate::write_json(&report, &path) {
-        eprintln!("partita bench ports: {e}");
-        return 3;
-    }
-    println!("figures written to {}", path.display());
-    0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,9 +453,6 @@ mod tests {
         let pass: Vec<bool> = c.iter().map(|c| c.pass).collect();
         // write 26.6/11.6 < 3; read 41.6/11.6 > 3; slopes equal except send (2x).
         assert_eq!(pass, vec![true, false, true, true, false, true], "{c:#?}");
-        assert!(default_ports_json_path()
-            .to_string_lossy()
-            .contains("ports-"));
     }
 
     #[test]
