@@ -4,7 +4,7 @@
 //! Every `unsafe` block of the project lives in this crate (or in the `ffi` module of the
 //! partition runtime, which exports the C binding), each with a `SAFETY` comment. The rest of
 //! the workspace calls these safe functions. Raw `libc` is used rather than a higher-level crate
-//! where the code must stay async-signal-safe (the child side of [`spawn`], the [`guard`]
+//! where the code must stay async-signal-safe (the child side of `spawn`, the `guard`
 //! process), and for the few calls (futex, `clone`, `clock_nanosleep`) where a thin wrapper is
 //! the clearest.
 //!

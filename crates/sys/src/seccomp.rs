@@ -10,14 +10,16 @@
 //! flags. Every entry carries its reason; `docs/seccomp.md` is the reviewed list and a test
 //! keeps it in step with this table.
 //!
-//! Two filters are installed here (a third, [`crate::creation`], hands task creations to the
-//! manager): [`Filters::prefix`] makes `clone3` fail with `ENOSYS` (its
-//! flags are behind a pointer a BPF program cannot read, and glibc then falls back to
-//! `clone`, whose flags it can check), and [`Filters::main`] is the allow-list.
+//! Two filters are installed here (a third, `crate::creation`, hands task creations to the
+//! manager): `Filters::prefix` makes `clone3` fail with `ENOSYS` (its flags are behind a
+//! pointer a BPF program cannot read, and glibc then falls back to `clone`, whose flags it can
+//! check), and `Filters::main` is the allow-list. Compiling them (`filter`) is the manager's
+//! work (`host` feature); the tables are also read by the partition runtime, which names the
+//! calls the filter refused.
 //!
 //! The partition's own process id (1 in its PID namespace) is not known before `clone`: the
 //! filter is compiled with a placeholder in every comparison against it, and the child
-//! writes its `getpid()` into those instructions ([`Filters::own_pid_slots`]) before loading
+//! writes its `getpid()` into those instructions (`Filters::own_pid_slots`) before loading
 //! it, without allocating.
 
 // Compiling the filter is the manager's work: the partition runtime uses only the tables.
