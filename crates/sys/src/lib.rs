@@ -25,7 +25,6 @@
 //! | [`futex`] | both | waits on shared words (mode changes, queues) |
 //! | [`time`] | both | one clock for the module epoch, window starts and APEX time |
 //! | [`sched`] | both | real-time priorities and affinity of the manager's threads and the runtime's |
-//! | [`proc`] | both | signals and processes; the runtime's inherited descriptors |
 //! | [`seccomp`] | both | the allow-list: the manager compiles it into the filter (`host` only: `seccomp::compile`), the runtime names the calls it refused |
 //! | [`alloc_meter`] | both (neither side's) | the fuzz harness's counting allocator |
 //! | `cgroup` | `host` | the partitions' cgroups and the freezer |
@@ -33,8 +32,11 @@
 //! | `guard` | `host` | the clean-up process that outlives the manager |
 //! | `creation` | `host` | answering the partitions' task creations |
 //! | `isolation` | `host` | the partitions' uids and gids, capability checks |
+//! | `proc` | `host` | signals to, and the end of, the partition processes; signal masks |
 //! | `fault` | `partition` | turning hardware faults and refused calls into health-monitor errors |
 //! | `stack` | `partition` | giving back the stack of an abandoned APEX thread |
+//! | `startup` | `partition` | taking over the descriptors the manager passed on; line-buffered stdout |
+//! | `symbol` | `partition` | finding the partition's entry function in its own executable |
 
 pub mod alloc_meter;
 #[cfg(feature = "host")]
@@ -51,6 +53,7 @@ pub mod guard;
 pub mod isolation;
 pub mod port;
 pub mod port_dir;
+#[cfg(feature = "host")]
 pub mod proc;
 pub mod sched;
 pub mod seccomp;
@@ -59,6 +62,9 @@ pub mod shm;
 pub mod spawn;
 #[cfg(feature = "partition")]
 pub mod stack;
+#[cfg(feature = "partition")]
+pub mod startup;
+#[cfg(feature = "partition")]
 pub mod symbol;
 pub mod time;
 
