@@ -116,6 +116,9 @@ enum Cmd {
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`.
+    ///
+    /// The measuring processes are the `partita-bench-*` executables of a workspace build,
+    /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
     Bench {
         #[command(subcommand)]
         what: BenchCmd,
