@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The `partita-bench-ports-partition` executable: see [`partita_bench_partitions::ports::partition_main`].
+//! The `partita-bench-ports-partition` executable:
+//! see [`partita_bench_partitions::ports::partition_main`].
 
 fn main() -> std::process::ExitCode {
     partita_bench_partitions::run(

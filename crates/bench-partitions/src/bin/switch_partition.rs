@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The `partita-bench-switch-partition` executable: see [`partita_bench_partitions::switch::partition_main`].
+//! The `partita-bench-switch-partition` executable:
+//! see [`partita_bench_partitions::switch::partition_main`].
 
 fn main() -> std::process::ExitCode {
     partita_bench_partitions::run(
