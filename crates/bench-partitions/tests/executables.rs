@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The executables are built under the names the bench looks for, and refuse a command line
 //! they cannot use with a message naming the word.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `partita bench switch|apex|ports`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
 //! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the privileged `partita` binary links: the partition manager and the host side of the
 //! benchmarks, never the partition runtime. The benchmark partitions are executables of their
 //! own (`partita-bench-partitions`), and `partita-sys` builds only the side each crate asks
