@@ -8,13 +8,13 @@
 //! cgroup, as the manager keeps one), or cgroup v2 `cgroup.freeze`.
 
 use crate::BenchError;
+use partita_bench_protocol::args::SpinnerArgs;
 use partita_manager::stats::Histogram;
+use partita_manager::Backend;
 use partita_schedule::{BoundaryCursor, CoreTimeline};
 use partita_sys::cgroup::{Cgroup, Freezer, FreezerKind, Mounts};
 use partita_sys::spawn::{Namespaces, SpawnSpec};
 use partita_sys::time::{monotonic_ns, sleep_until};
-use serde::Serialize;
-use std::ffi::CString;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,28 +22,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const SIGSTOP: i32 = 19;
 const SIGCONT: i32 = 18;
 const SIGKILL: i32 = 9;
-
-/// A kernel mechanism that holds a process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mechanism {
-    /// `SIGSTOP` / `SIGCONT`.
-    Signals,
-    /// cgroup v1 freezer, with a frozen sentinel cgroup.
-    FreezerV1,
-    /// cgroup v2 `cgroup.freeze`.
-    FreezerV2,
-}
-
-impl std::fmt::Display for Mechanism {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mechanism::Signals => "signals",
-            Mechanism::FreezerV1 => "freezer-v1",
-            Mechanism::FreezerV2 => "freezer-v2",
-        })
-    }
-}
 
 /// How one spinner is held.
 enum Hold {
@@ -80,7 +58,7 @@ pub(crate) struct Rig {
 impl Rig {
     /// Spawns `slots` spinners (held before `execve`) pinned to `core`, logging into `log`.
     pub(crate) fn start(
-        mech: Mechanism,
+        mech: Backend,
         slots: usize,
         core: u32,
         log: &Path,
@@ -95,16 +73,21 @@ impl Rig {
             dirs: Vec::new(),
         };
         let mounts = Mounts::detect();
-        let base =
-            match mech {
-                Mechanism::Signals => None,
-                Mechanism::FreezerV1 => Some(mounts.freezer.clone().ok_or_else(|| {
-                    BenchError::Unavailable("no cgroup v1 freezer mounted".into())
-                })?),
-                Mechanism::FreezerV2 => Some(mounts.v2.clone().ok_or_else(|| {
-                    BenchError::Unavailable("no cgroup v2 hierarchy mounted".into())
-                })?),
-            };
+        let base = match mech {
+            Backend::Signals => None,
+            Backend::FreezerV1 => Some(mounts.freezer.clone().ok_or(
+                BenchError::BackendUnavailable {
+                    backend: mech,
+                    why: "no cgroup v1 freezer mounted",
+                },
+            )?),
+            Backend::FreezerV2 => {
+                Some(mounts.v2.clone().ok_or(BenchError::BackendUnavailable {
+                    backend: mech,
+                    why: "no cgroup v2 hierarchy mounted",
+                })?)
+            }
+        };
         let run_dir = base.as_ref().map(|b| {
             let top = b.join("partita-bench");
             let run = top.join(tag);
@@ -112,28 +95,30 @@ impl Rig {
             rig.dirs.push(top);
             run
         });
-        if mech == Mechanism::FreezerV1 {
+        if mech == Backend::FreezerV1 {
             let g = Cgroup::create(run_dir.as_ref().expect("v1 dir").join("sentinel"))?;
             rig.groups.push(g.clone());
             let f = Freezer::open(&g, FreezerKind::V1)?;
             f.freeze()?;
             rig.sentinel = Some((g, f));
         }
-        let exe = std::env::current_exe()
-            .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+        let exe = crate::partition_executable(partita_bench_protocol::SPINNER)?;
         let devnull = std::fs::File::open("/dev/null").map_err(|e| BenchError::Io {
             path: "/dev/null".into(),
             source: e,
         })?;
         let path = partita_sys::spawn::cstring(exe.as_os_str())?;
         for slot in 0..slots {
-            let argv = vec![
-                path.clone(),
-                CString::new("__bench-spinner").expect("no NUL"),
-                partita_sys::spawn::cstring(log.as_os_str())?,
-                CString::new(slot.to_string()).expect("no NUL"),
-                CString::new(threshold.to_string()).expect("no NUL"),
-            ];
+            let args = SpinnerArgs {
+                log: log.to_path_buf(),
+                slot,
+                gap_threshold_ns: threshold,
+                priority: partita_manager::PARTITION_RUN_PRIORITY,
+            };
+            let mut argv = vec![path.clone()];
+            for a in args.to_args() {
+                argv.push(partita_sys::spawn::cstring(a.as_ref())?);
+            }
             let spec = SpawnSpec {
                 path: path.clone(),
                 argv,
@@ -148,11 +133,11 @@ impl Rig {
             let mut child = partita_sys::spawn::spawn(&spec)?;
             rig.children.push(child.pid);
             let hold = match (mech, &run_dir) {
-                (Mechanism::FreezerV1 | Mechanism::FreezerV2, Some(d)) => {
+                (Backend::FreezerV1 | Backend::FreezerV2, Some(d)) => {
                     let g = Cgroup::create(d.join(format!("s{slot}")))?;
                     rig.groups.push(g.clone());
                     g.add_process(child.pid)?;
-                    let kind = if mech == Mechanism::FreezerV1 {
+                    let kind = if mech == Backend::FreezerV1 {
                         FreezerKind::V1
                     } else {
                         FreezerKind::V2

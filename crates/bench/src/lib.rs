@@ -7,16 +7,19 @@
 //! with 1 to 64 APEX processes per partition, and the same figures of a minimal switching loop
 //! that drives the kernel mechanism alone. See `docs/benchmarks.md`.
 //!
-//! The measuring processes are the `partita` binary itself, started through hidden
-//! subcommands: [`partition_main`] (`partita __bench-partition`, an APEX partition run by the
-//! manager) and [`spinner_main`] (`partita __bench-spinner`, a plain process for the bare
-//! mechanism).
+//! `partita bench apex` ([`run_apex`]) and `partita bench ports` ([`run_ports`]) measure the
+//! APEX services and the ports the same way, each against its bare floor.
+//!
+//! This crate is the host side: it builds the benchmark modules, runs them with the partition
+//! manager and turns what the partitions measured into figures. It links no partition code.
+//! The measuring processes are executables of their own (`partita-bench-partitions`), found by
+//! [`partition_executable`] next to the running executable; what they share with this side
+//! (command lines, the gap log, the result files) is defined once in `partita-bench-protocol`.
 
 mod analysis;
 mod apex;
 mod bare;
-mod log;
-mod partition;
+mod executables;
 mod ports;
 mod render;
 mod run;
@@ -26,15 +29,11 @@ mod switch;
 
 pub use analysis::Counts;
 pub use apex::{
-    apex_partition_main, cli_apex, render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan,
-    ApexReport, HandoffFigures, ServiceFigures,
+    render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,
+    ServiceFigures,
 };
-pub use bare::Mechanism;
-pub use partition::{partition_main, spinner_main};
-pub use ports::{
-    cli_ports, ports_partition_main, render_ports, run_ports, PortRow, PortsCheck, PortsOptions,
-    PortsReport,
-};
+pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
+pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
 pub use soak::{cli_soak, render_soak, run_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
@@ -56,9 +55,54 @@ pub enum BenchError {
     /// The module a benchmark built is not a valid plan.
     #[error("benchmark module: {0}")]
     Plan(#[from] partita_config::Inconsistency),
-    /// Something the benchmark needs is missing.
-    #[error("{0}")]
-    Unavailable(String),
+    /// The gap log of `bench switch`.
+    #[error(transparent)]
+    Log(#[from] partita_bench_protocol::gap_log::LogError),
+    /// A benchmark executable is not where the bench looks for it.
+    #[error(
+        "{}: no such benchmark executable; build it with `cargo build -p partita-bench-partitions` \
+         (with the profile `partita` was built with, e.g. `--release`), or set {} to the \
+         directory holding the benchmark executables",
+        path.display(),
+        executables::PARTITIONS_DIR_ENV
+    )]
+    MissingExecutable {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The path of the running executable, next to which the benchmark executables are.
+    #[error("the running executable: {0}")]
+    OwnExecutable(#[source] std::io::Error),
+    /// The benchmark needs root (cgroups, SCHED_FIFO).
+    #[error("the benchmark needs root (cgroups, SCHED_FIFO)")]
+    NotRoot,
+    /// A backend (and so the bare floor of its kernel mechanism) is not available on this host.
+    #[error("{backend} is not available: {why}")]
+    BackendUnavailable {
+        /// The backend.
+        backend: partita_manager::Backend,
+        /// What is missing.
+        why: &'static str,
+    },
+    /// A benchmark partition wrote no result file.
+    #[error("the partition {partition} wrote no results ({source}){}", stderr_tail(.stderr))]
+    NoResult {
+        /// The partition.
+        partition: String,
+        /// Reading the file.
+        #[source]
+        source: std::io::Error,
+        /// The first lines it wrote to stderr, when known.
+        stderr: Vec<String>,
+    },
+    /// A benchmark partition reports that its set-up failed.
+    #[error("the partition {partition} failed: {message}")]
+    PartitionFailed {
+        /// The partition.
+        partition: String,
+        /// Its message.
+        message: String,
+    },
     /// A file could not be written or created.
     #[error("{path}: {source}")]
     Io {
@@ -73,32 +117,69 @@ pub enum BenchError {
     Interrupted,
 }
 
-/// Partition side: waits (at most 200 ms) until the runtime's counter clock is calibrated
-/// (10 ms after the manager's seed pair), so that GET_TIME is measured in its steady state.
-pub(crate) fn settle_clock() {
-    let c = &partita_sys::time::COUNTER_CLOCK;
-    let until = partita_sys::time::monotonic_ns() + 200_000_000;
-    while c.enabled() && !c.calibrated() && partita_sys::time::monotonic_ns() < until {
-        // Readings are what calibrate it.
-        std::hint::black_box(partita_apex::apex::time::get_time().ok());
-        std::hint::spin_loop();
+fn stderr_tail(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr: {}", lines.join(" / "))
     }
 }
 
-/// Parses a backend name (`signals`, `freezer-v1`, `freezer-v2`).
-pub fn parse_backend(s: &str) -> Result<Mechanism, String> {
-    match s.trim() {
-        "signals" => Ok(Mechanism::Signals),
-        "freezer-v1" => Ok(Mechanism::FreezerV1),
-        "freezer-v2" => Ok(Mechanism::FreezerV2),
-        o => Err(format!(
-            "unknown backend `{o}` (signals, freezer-v1, freezer-v2)"
-        )),
+/// A result file of a benchmark partition.
+pub(crate) trait PartitionResult: serde::de::DeserializeOwned {
+    /// The partition's set-up failure, if any.
+    fn error(&self) -> Option<&str>;
+}
+
+impl PartitionResult for partita_bench_protocol::apex::ApexResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 }
 
-/// Writes the report as JSON to `path` (creating its directory).
-pub fn write_json(r: &SwitchReport, path: &Path) -> Result<(), BenchError> {
+impl PartitionResult for partita_bench_protocol::ports::PortsResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+/// Reads the result file `path` of `partition`; `stderr` gives what the partition wrote to
+/// its stderr, for the error when there is no file.
+pub(crate) fn read_result<T: PartitionResult>(
+    partition: &str,
+    path: &Path,
+    stderr: impl FnOnce() -> Vec<String>,
+) -> Result<T, BenchError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BenchError::NoResult {
+        partition: partition.to_string(),
+        source,
+        stderr: stderr(),
+    })?;
+    let r: T = serde_json::from_str(&text).map_err(|e| BenchError::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    if let Some(message) = r.error() {
+        return Err(BenchError::PartitionFailed {
+            partition: partition.to_string(),
+            message: message.to_string(),
+        });
+    }
+    Ok(r)
+}
+
+/// Removes a result file (and its temporary) on drop.
+pub(crate) struct RemoveFile(pub PathBuf);
+
+impl Drop for RemoveFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(self.0.with_extension("tmp"));
+    }
+}
+
+/// Writes a report as JSON to `path` (creating its directory).
+pub fn write_json(r: &impl serde::Serialize, path: &Path) -> Result<(), BenchError> {
     let io = |e| BenchError::Io {
         path: path.to_path_buf(),
         source: e,
@@ -110,8 +191,41 @@ pub fn write_json(r: &SwitchReport, path: &Path) -> Result<(), BenchError> {
     std::fs::write(path, text + "\n").map_err(io)
 }
 
-/// `bench-results/switch-<UTC timestamp>.json`.
-pub fn default_json_path() -> PathBuf {
+/// What the command that ran a benchmark does with its report.
+pub trait Report: serde::Serialize {
+    /// The benchmark: `switch`, `apex` or `ports`.
+    const BENCH: &'static str;
+
+    /// The text the command prints.
+    fn render(&self) -> String;
+}
+
+impl Report for SwitchReport {
+    const BENCH: &'static str = "switch";
+
+    fn render(&self) -> String {
+        render(self)
+    }
+}
+
+impl Report for ApexReport {
+    const BENCH: &'static str = "apex";
+
+    fn render(&self) -> String {
+        render_apex(self)
+    }
+}
+
+impl Report for PortsReport {
+    const BENCH: &'static str = "ports";
+
+    fn render(&self) -> String {
+        render_ports(self)
+    }
+}
+
+/// `bench-results/<bench>-<UTC timestamp>.json`, where the figures of `bench` go by default.
+pub fn default_json_path(bench: &str) -> PathBuf {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -128,7 +242,7 @@ pub fn default_json_path() -> PathBuf {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     PathBuf::from(format!(
-        "bench-results/switch-{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z.json",
+        "bench-results/{bench}-{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z.json",
         rem / 3600,
         rem / 60 % 60,
         rem % 60
@@ -137,7 +251,7 @@ pub fn default_json_path() -> PathBuf {
 
 /// Runs `f` with SIGINT/SIGTERM turned into a stop flag, so that a bench interrupted by the
 /// user still removes every process, cgroup and file it created.
-pub(crate) fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
+pub fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let signals = [2, 15];
@@ -159,23 +273,22 @@ pub(crate) fn with_stop_signals<T>(f: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
     r
 }
 
-/// `partita bench switch`: runs, prints the table, writes the JSON. Returns the exit code
-/// (0, or 4 when the benchmark could not run; a missed target is not a failure).
-pub fn cli_switch(opts: &SwitchOptions, json: Option<PathBuf>) -> u8 {
-    let r = with_stop_signals(|stop| run_switch(opts, stop, |l| eprintln!("bench: {l}")));
-    let report = match r {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("partita bench switch: {e}");
-            return 4;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_path_names_the_bench() {
+        for bench in [SwitchReport::BENCH, ApexReport::BENCH, PortsReport::BENCH] {
+            let p = default_json_path(bench);
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                p.starts_with("bench-results")
+                    && name.starts_with(&format!("{bench}-"))
+                    && name.ends_with("Z.json"),
+                "{}",
+                p.display()
+            );
         }
-    };
-    print!("{}", render(&report));
-    let path = json.unwrap_or_else(default_json_path);
-    if let Err(e) = write_json(&report, &path) {
-        eprintln!("partita bench switch: {e}");
-        return 3;
     }
-    println!("figures written to {}", path.display());
-    0
 }

@@ -2,6 +2,7 @@
 //! The readable table of `bench switch`.
 
 use crate::switch::{Pick, Section, SwitchReport, METRICS, T_BARE, T_OVERRUN, T_SCALE};
+use partita_manager::Backend;
 use std::fmt::Write;
 
 fn us(v: i64) -> String {
@@ -50,7 +51,7 @@ pub fn render(r: &SwitchReport) -> String {
         ("raw wake-up", |x| &x.wake_lateness),
         ("switch cost", |x| &x.switch_cost),
     ];
-    let mut groups: Vec<(u64, crate::Mechanism)> = Vec::new();
+    let mut groups: Vec<(u64, Backend)> = Vec::new();
     for x in &r.sections {
         if !groups.contains(&(x.spin_margin_ns, x.backend)) {
             groups.push((x.spin_margin_ns, x.backend));
@@ -129,7 +130,7 @@ pub fn render(r: &SwitchReport) -> String {
     let mark = |p: bool| if p { "PASS" } else { "MISS" };
     for target in [T_BARE, T_SCALE] {
         let _ = writeln!(s, "  {target}:");
-        let mut keys: Vec<(u64, crate::Mechanism, u32)> = Vec::new();
+        let mut keys: Vec<(u64, Backend, u32)> = Vec::new();
         for c in r.checks.iter().filter(|c| c.target == target) {
             let k = (c.spin_margin_ns, c.backend, c.processes);
             if !keys.contains(&k) {

@@ -3,13 +3,14 @@
 //! mechanism measured in the same run.
 
 use crate::analysis::{match_gaps, Counts, Geometry, Matched};
-use crate::bare::{self, Mechanism, Rig};
-use crate::log::{status, LogFile, Slot};
+use crate::bare::{self, Rig};
 use crate::run::{run_notes, run_until};
-use crate::stats::Figures;
+use crate::stats::{from_summary, Figures};
 use crate::BenchError;
+use partita_bench_protocol::args::SwitchPartitionArgs;
+use partita_bench_protocol::gap_log::{status, LogFile, Slot};
 use partita_config::{CompiledPartition, PlanBuilder};
-use partita_manager::{BackendChoice, RunOptions};
+use partita_manager::{Backend, BackendChoice, RunOptions};
 use partita_schedule::{FramePlan, Window};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -43,7 +44,7 @@ pub struct SwitchOptions {
     /// 500 windows per partition instead of 5,000.
     pub quick: bool,
     /// Backends (and the matching bare mechanisms).
-    pub backends: Vec<Mechanism>,
+    pub backends: Vec<Backend>,
     /// APEX processes per partition.
     pub processes: Vec<u32>,
     /// The scheduler's spin margin (also used by the bare loop).
@@ -52,7 +53,8 @@ pub struct SwitchOptions {
     /// (with half as many windows).
     pub zero_margin: bool,
     /// Let the partition's main thread become the APEX timer thread before the spinner starts
-    /// (see `partition_main`); `false` reproduces the starved timer thread.
+    /// (see `partita_bench_partitions::switch::partition_main`); `false` reproduces the
+    /// starved timer thread.
     pub timer_workaround: bool,
 }
 
@@ -60,11 +62,7 @@ impl Default for SwitchOptions {
     fn default() -> Self {
         SwitchOptions {
             quick: false,
-            backends: vec![
-                Mechanism::Signals,
-                Mechanism::FreezerV1,
-                Mechanism::FreezerV2,
-            ],
+            backends: vec![Backend::Signals, Backend::FreezerV1, Backend::FreezerV2],
             processes: vec![1, 4, 16, 64],
             spin_margin: RunOptions::default().spin_margin,
             zero_margin: true,
@@ -115,7 +113,7 @@ pub struct Section {
     /// `bare` (kernel mechanism alone) or `partita` (the partition manager).
     pub kind: &'static str,
     /// Backend, or mechanism for `bare`.
-    pub backend: Mechanism,
+    pub backend: Backend,
     /// APEX processes per partition (`None` for bare: one plain process).
     pub processes: Option<u32>,
     /// Spin margin, ns.
@@ -163,7 +161,7 @@ pub struct Check {
     /// Which target.
     pub target: &'static str,
     /// Backend.
-    pub backend: Mechanism,
+    pub backend: Backend,
     /// Processes of the checked run.
     pub processes: u32,
     /// Spin margin, ns.
@@ -224,11 +222,11 @@ impl Ctx {
 
     fn log(&self, frames: u64) -> Result<LogFile, BenchError> {
         let frames = frames + STARTUP_FRAMES_MAX;
-        LogFile::create(
+        Ok(LogFile::create(
             PathBuf::from(format!("/dev/shm/partita-bench-{}", self.tag())),
             2,
             (frames * 32 + 4096) as usize,
-        )
+        )?)
     }
 
     fn frame_plan(&self) -> FramePlan {
@@ -314,7 +312,7 @@ fn matched(ctx: &Ctx, log: &LogFile, margin: u64, notes: &mut Vec<String>) -> (M
     (all, activations)
 }
 
-fn run_bare(ctx: &Ctx, mech: Mechanism, margin: u64, frames: u64) -> Result<Section, BenchError> {
+fn run_bare(ctx: &Ctx, mech: Backend, margin: u64, frames: u64) -> Result<Section, BenchError> {
     let log = ctx.log(frames)?;
     let rig = Rig::start(mech, 2, ctx.core, log.path(), GAP_THRESHOLD_NS, &ctx.tag())?;
     let epoch = (partita_sys::time::monotonic_ns() + 20_000_000).div_ceil(1_000_000) * 1_000_000;
@@ -346,9 +344,9 @@ fn run_bare(ctx: &Ctx, mech: Mechanism, margin: u64, frames: u64) -> Result<Sect
         processes: None,
         spin_margin_ns: margin,
         windows: m.start.len() as u64,
-        timer_lateness: Figures::from_summary(&st.lateness.summary()),
-        wake_lateness: Figures::from_summary(&st.wake_lateness.summary()),
-        switch_cost: Figures::from_summary(&st.switch_cost.summary()),
+        timer_lateness: from_summary(&st.lateness.summary()),
+        wake_lateness: from_summary(&st.wake_lateness.summary()),
+        switch_cost: from_summary(&st.switch_cost.summary()),
         start_latency: Figures::of(&mut m.start),
         overrun: Figures::of(&mut m.overrun),
         counts: m.counts,
@@ -360,34 +358,33 @@ fn run_bare(ctx: &Ctx, mech: Mechanism, margin: u64, frames: u64) -> Result<Sect
     })
 }
 
-fn backend_choice(m: Mechanism) -> BackendChoice {
+fn backend_choice(m: Backend) -> BackendChoice {
     match m {
-        Mechanism::Signals => BackendChoice::Signals,
-        Mechanism::FreezerV1 => BackendChoice::FreezerV1,
-        Mechanism::FreezerV2 => BackendChoice::FreezerV2,
+        Backend::Signals => BackendChoice::Signals,
+        Backend::FreezerV1 => BackendChoice::FreezerV1,
+        Backend::FreezerV2 => BackendChoice::FreezerV2,
     }
 }
 
 fn run_partita(
     ctx: &Ctx,
-    mech: Mechanism,
+    mech: Backend,
     processes: u32,
     margin: u64,
     frames: u64,
 ) -> Result<Section, BenchError> {
     let log = ctx.log(frames)?;
-    let exe = std::env::current_exe()
-        .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+    let exe = crate::partition_executable(partita_bench_protocol::SWITCH_PARTITION)?;
     let partition = |slot: usize| CompiledPartition {
-        args: vec![
-            "__bench-partition".to_string(),
-            log.path().to_string_lossy().into_owned(),
-            slot.to_string(),
-            processes.to_string(),
-            RELEASE_DELAY_NS.to_string(),
-            GAP_THRESHOLD_NS.to_string(),
-            (if ctx.timer_workaround { "1" } else { "0" }).to_string(),
-        ],
+        args: SwitchPartitionArgs {
+            log: log.path().to_path_buf(),
+            slot,
+            processes,
+            release_delay_ns: RELEASE_DELAY_NS as i64,
+            gap_threshold_ns: GAP_THRESHOLD_NS,
+            timer_workaround: ctx.timer_workaround,
+        }
+        .to_args(),
         cores: vec![ctx.core],
         max_processes: (processes > 64).then_some(processes + 1),
         ..CompiledPartition::new(slot as u32 + 1, ["A", "B"][slot], exe.clone())
@@ -423,8 +420,7 @@ fn run_partita(
         notes.extend(c.errors.iter().take(10).cloned());
     }
     let fig = |f: fn(&partita_manager::CoreReport) -> &partita_manager::stats::Summary| {
-        core.map(|c| Figures::from_summary(f(c)))
-            .unwrap_or_default()
+        core.map(|c| from_summary(f(c))).unwrap_or_default()
     };
     Ok(Section {
         kind: "partita",
@@ -488,9 +484,7 @@ pub fn run_switch(
     mut progress: impl FnMut(&str),
 ) -> Result<SwitchReport, BenchError> {
     if !partita_sys::proc::is_root() {
-        return Err(BenchError::Unavailable(
-            "the benchmark needs root (cgroups, SCHED_FIFO)".into(),
-        ));
+        return Err(BenchError::NotRoot);
     }
     let t0 = std::time::Instant::now();
     // The revision of the work tree when the run starts.
@@ -515,7 +509,7 @@ pub fn run_switch(
     // As the manager does: no page faults in the switching loop.
     let _ = partita_sys::sched::lock_memory();
     let margin = opts.spin_margin.as_nanos() as u64;
-    let mut runs: Vec<(Mechanism, Option<u32>, u64, u64)> = Vec::new();
+    let mut runs: Vec<(Backend, Option<u32>, u64, u64)> = Vec::new();
     for &b in &opts.backends {
         runs.push((b, None, margin, ctx.frames));
         for &n in &opts.processes {
@@ -628,7 +622,7 @@ pub(crate) const T_SCALE: &str = "64-process figures within 1.2x of the 1-proces
 
 fn checks(sections: &[Section]) -> Vec<Check> {
     let mut out = Vec::new();
-    let find = |b: Mechanism, n: Option<u32>, m: u64| {
+    let find = |b: Backend, n: Option<u32>, m: u64| {
         sections
             .iter()
             .find(|s| s.backend == b && s.processes == n && s.spin_margin_ns == m)

@@ -3,6 +3,7 @@
 //!
 //! Exit codes: [`exit::ExitStatus`] (also printed by `partita --help`).
 
+mod bench;
 mod cc;
 mod embedded;
 mod exit;
@@ -10,7 +11,7 @@ mod schedule;
 
 use clap::{Parser, Subcommand};
 use exit::ExitStatus;
-use partita_manager::{BackendChoice, RunOptions};
+use partita_manager::{Backend, BackendChoice, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -115,6 +116,9 @@ enum Cmd {
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`.
+    ///
+    /// The measuring processes are the `partita-bench-*` executables of a workspace build,
+    /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
     Bench {
         #[command(subcommand)]
         what: BenchCmd,
@@ -180,8 +184,8 @@ enum BenchCmd {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
-        #[arg(long, value_delimiter = ',', value_parser = partita_bench::parse_backend)]
-        backends: Option<Vec<partita_bench::Mechanism>>,
+        #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
+        backends: Option<Vec<Backend>>,
         /// The manager's spin margin for the runs (default: the manager's own default).
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
@@ -224,6 +228,30 @@ enum BenchCmd {
     },
 }
 
+/// Why `partita bench switch --backends` refused a name.
+#[derive(Debug, thiserror::Error)]
+enum BenchBackendError {
+    /// Not a backend at all.
+    #[error(transparent)]
+    Unknown(#[from] partita_manager::UnknownBackend),
+    /// `auto` or `freezer`: which one depends on the host.
+    #[error("`{0}` is not one backend: name it (signals, freezer-v1, freezer-v2)")]
+    NotOne(String),
+}
+
+/// A backend the benchmark can measure itself.
+fn parse_backend(s: &str) -> Result<Backend, BenchBackendError> {
+    match s.trim().parse::<BackendChoice>() {
+        Ok(BackendChoice::Signals) => Ok(Backend::Signals),
+        Ok(BackendChoice::FreezerV1) => Ok(Backend::FreezerV1),
+        Ok(BackendChoice::FreezerV2) => Ok(Backend::FreezerV2),
+        Ok(BackendChoice::Auto | BackendChoice::Freezer) => {
+            Err(BenchBackendError::NotOne(s.to_string()))
+        }
+        Err(e) => Err(BenchBackendError::Unknown(e)),
+    }
+}
+
 /// Why a command-line duration was refused.
 #[derive(Debug, thiserror::Error)]
 #[error("`{text}` is not a duration: {source} (examples: 5s, 500ms, 2m)")]
@@ -244,21 +272,6 @@ fn parse_duration(s: &str) -> Result<Duration, DurationError> {
 }
 
 fn main() -> ExitCode {
-    // Hidden entry points of `partita bench`: its partition and spinner processes.
-    let hidden = std::env::args_os().nth(1);
-    if let Some(f) = hidden.as_deref().and_then(|a| match a.to_str()? {
-        "__bench-partition" => Some(partita_bench::partition_main as fn(&[String]) -> i32),
-        "__bench-spinner" => Some(partita_bench::spinner_main),
-        "__bench-apex-partition" => Some(partita_bench::apex_partition_main),
-        "__bench-ports-partition" => Some(partita_bench::ports_partition_main),
-        _ => None,
-    }) {
-        let args: Vec<String> = std::env::args_os()
-            .skip(2)
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        return ExitCode::from(f(&args).clamp(0, 255) as u8);
-    }
     let cli = Cli::parse();
     let status = match cli.cmd {
         Cmd::Check {
@@ -336,14 +349,11 @@ fn main() -> ExitCode {
             if let Some(m) = spin_margin {
                 o.spin_margin = m;
             }
-            bench_status(partita_bench::cli_switch(&o, json))
+            bench::switch(&o, json)
         }
         Cmd::Bench {
             what: BenchCmd::Apex { quick, json },
-        } => bench_status(partita_bench::cli_apex(
-            &partita_bench::ApexOptions { quick },
-            json,
-        )),
+        } => bench::apex(&partita_bench::ApexOptions { quick }, json),
         Cmd::HmLog { file, json } => hm_log(&file, json),
         Cmd::Schedule(a) => schedule::main(&schedule::Options {
             file: a.file,
@@ -363,10 +373,7 @@ fn main() -> ExitCode {
         }),
         Cmd::Bench {
             what: BenchCmd::Ports { quick, json },
-        } => bench_status(partita_bench::cli_ports(
-            &partita_bench::PortsOptions { quick },
-            json,
-        )),
+        } => bench::ports(&partita_bench::PortsOptions { quick }, json),
         Cmd::Bench {
             what:
                 BenchCmd::Soak {
@@ -597,15 +604,7 @@ fn soak(
             return ExitStatus::CannotRun;
         }
     };
-    let out = out.unwrap_or_else(|| {
-        let stamp = partita_bench::default_json_path();
-        let name = stamp
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("switch")
-            .replacen("switch", "soak", 1);
-        stamp.with_file_name(name)
-    });
+    let out = out.unwrap_or_else(|| partita_bench::default_json_path("soak").with_extension(""));
     bench_status(partita_bench::cli_soak(&partita_bench::SoakOptions {
         partita,
         module,

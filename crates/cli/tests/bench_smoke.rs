@@ -3,10 +3,12 @@
 //! partition manager (partitions under their own uids, with the seccomp filter) and writes
 //! JSON figures that parse. The figures themselves are not checked here (benchmarks print
 //! PASS/MISS; timing is never a test criterion); what is checked is that the command works.
+//! The measuring processes are the executables of `partita-bench-partitions`, which `partita
+//! bench` finds next to itself; the tests build them first.
 
 mod common;
 
-use common::{capable, partita, scratch, serial, skip, text};
+use common::{build_bench_partitions, capable, partita, scratch, serial, skip, text};
 use std::path::Path;
 
 fn bench(name: &str, args: &[&str]) -> Option<serde_json::Value> {
@@ -15,6 +17,7 @@ fn bench(name: &str, args: &[&str]) -> Option<serde_json::Value> {
         skip(&format!("bench_{name}_runs"), &r);
         return None;
     }
+    build_bench_partitions();
     let dir = scratch(&format!("bench-smoke-{name}"));
     let json = dir.join(format!("{name}.json"));
     let o = partita()

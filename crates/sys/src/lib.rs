@@ -4,26 +4,67 @@
 //! Every `unsafe` block of the project lives in this crate (or in the `ffi` module of the
 //! partition runtime, which exports the C binding), each with a `SAFETY` comment. The rest of
 //! the workspace calls these safe functions. Raw `libc` is used rather than a higher-level crate
-//! where the code must stay async-signal-safe (the child side of [`spawn`], the [`guard`]
+//! where the code must stay async-signal-safe (the child side of `spawn`, the `guard`
 //! process), and for the few calls (futex, `clone`, `clock_nanosleep`) where a thin wrapper is
 //! the clearest.
+//!
+//! # Which side uses what
+//!
+//! Two kinds of program link this crate: the partition manager (privileged, the `partita`
+//! command) and the partition runtime (inside every partition process). Neither should carry
+//! the other's code, so the wrappers only one side calls are behind a cargo feature, and each
+//! crate of the workspace enables the side it is on (both are on by default, for this crate's
+//! own tests):
+//!
+//! | module | side | why |
+//! |---|---|---|
+//! | [`control`] | both | the control block: the manager fills it in, the runtime maps it |
+//! | [`port`] | both | channel memory: the manager creates and initialises it, the runtime reads and writes messages |
+//! | [`port_dir`] | both | the port directory: encoded by the manager, decoded by the runtime |
+//! | [`shm`] | both | the memfd mappings of the control block and the ports |
+//! | [`futex`] | both | waits on shared words (mode changes, queues) |
+//! | [`time`] | both | one clock for the module epoch, window starts and APEX time |
+//! | [`sched`] | both | real-time priorities and affinity of the manager's threads and the runtime's |
+//! | [`seccomp`] | both | the allow-list: the manager compiles it into the filter (`host` only: `seccomp::compile`), the runtime names the calls it refused |
+//! | [`alloc_meter`] | both (neither side's) | the fuzz harness's counting allocator |
+//! | `cgroup` | `host` | the partitions' cgroups and the freezer |
+//! | `spawn` | `host` | starting a partition process |
+//! | `guard` | `host` | the clean-up process that outlives the manager |
+//! | `creation` | `host` | answering the partitions' task creations |
+//! | `isolation` | `host` | the partitions' uids and gids, capability checks |
+//! | `proc` | `host` | signals to, and the end of, the partition processes; signal masks |
+//! | `fault` | `partition` | turning hardware faults and refused calls into health-monitor errors |
+//! | `stack` | `partition` | giving back the stack of an abandoned APEX thread |
+//! | `startup` | `partition` | taking over the descriptors the manager passed on; line-buffered stdout |
+//! | `symbol` | `partition` | finding the partition's entry function in its own executable |
 
 pub mod alloc_meter;
+#[cfg(feature = "host")]
 pub mod cgroup;
 pub mod control;
+#[cfg(feature = "host")]
 pub mod creation;
+#[cfg(feature = "partition")]
 pub mod fault;
 pub mod futex;
+#[cfg(feature = "host")]
 pub mod guard;
+#[cfg(feature = "host")]
 pub mod isolation;
 pub mod port;
 pub mod port_dir;
+#[cfg(feature = "host")]
 pub mod proc;
 pub mod sched;
 pub mod seccomp;
 pub mod shm;
+#[cfg(feature = "host")]
 pub mod spawn;
+#[cfg(feature = "partition")]
 pub mod stack;
+#[cfg(feature = "partition")]
+pub mod startup;
+#[cfg(feature = "partition")]
 pub mod symbol;
 pub mod time;
 

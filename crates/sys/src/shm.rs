@@ -22,7 +22,8 @@ unsafe impl Sync for SharedMapping {}
 
 impl SharedMapping {
     /// Creates a memfd named `name` of `len` bytes (zero-filled) and maps it read-write.
-    /// The fd is close-on-exec; use [`SharedMapping::fd`] with [`crate::spawn`] to pass it on.
+    /// The fd is close-on-exec; use [`SharedMapping::fd`] with the manager's `crate::spawn` to
+    /// pass it on.
     pub fn create(name: &str, len: usize) -> Result<Self> {
         let cname = CString::new(name).map_err(|e| SysError::io("memfd_create", e.into()))?;
         // SAFETY: `cname` is a valid NUL-terminated string.

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 impl Runtime {
     pub(super) fn init() -> Result<Runtime, InitError> {
-        partita_sys::proc::line_buffer_c_stdout();
+        partita_sys::startup::line_buffer_c_stdout();
         let fd: Option<i32> = std::env::var(control::ENV_CONTROL_FD)
             .ok()
             .and_then(|v| v.parse().ok());
@@ -106,7 +106,7 @@ impl Runtime {
         let report = if standalone {
             None
         } else {
-            partita_sys::proc::inherited_file(control::REPORT_FD)
+            partita_sys::startup::inherited_file(control::REPORT_FD)
         };
         // PARTITA_PARK_LOWERING=0/1 overrides the manager's choice (for measurements).
         let park_lowering = match std::env::var("PARTITA_PARK_LOWERING").ok().as_deref() {

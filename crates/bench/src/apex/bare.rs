@@ -2,6 +2,8 @@
 //! The bare floor of `partita bench apex`: two plain threads handing off through futexes.
 
 use super::*;
+use partita_bench_protocol::apex::{empty_timing_pair, now};
+use std::sync::atomic::{AtomicI64, AtomicU32};
 
 // ---------------------------------------------------------------------------------------------
 // The bare floor: two plain threads, one futex each way
@@ -17,11 +19,10 @@ pub(super) struct BareShared {
     stop: AtomicBool,
 }
 
-pub(super) fn rt_thread(core: u32) -> Result<(), String> {
+pub(super) fn rt_thread(core: u32) -> partita_sys::Result<()> {
     let tid = partita_sys::sched::gettid();
-    partita_sys::sched::set_affinity(tid, &[core]).map_err(|e| e.to_string())?;
+    partita_sys::sched::set_affinity(tid, &[core])?;
     partita_sys::sched::set_fifo(0, partita_manager::PARTITION_RUN_PRIORITY)
-        .map_err(|e| e.to_string())
 }
 
 /// Wake and block hand-offs between two threads of the bench process pinned to `core` at the
@@ -38,7 +39,7 @@ pub(super) fn run_bare(core: u32, n: usize) -> (Figures, Figures, Figures, Vec<S
     let mut notes = Vec::new();
     let e = sh.clone();
     let echo = std::thread::Builder::new().name("bench-echo".into()).spawn(
-        move || -> (Vec<i64>, Option<String>) {
+        move || -> (Vec<i64>, Option<partita_sys::SysError>) {
             let err = rt_thread(core).err();
             let mut wake = Vec::with_capacity(total);
             let mut seen = 0u32;
@@ -76,33 +77,35 @@ pub(super) fn run_bare(core: u32, n: usize) -> (Figures, Figures, Figures, Vec<S
     let d = sh.clone();
     let driver = std::thread::Builder::new()
         .name("bench-driver".into())
-        .spawn(move || -> (Figures, Vec<i64>, Option<String>) {
-            let err = rt_thread(core).err();
-            // Let the echo thread reach its first wait.
-            std::thread::sleep(Duration::from_millis(5));
-            let pair = empty_pair(n);
-            let mut block = Vec::with_capacity(total);
-            for i in 0..total {
-                if i % BARE_BATCH == 0 {
-                    std::thread::sleep(BARE_PAUSE);
+        .spawn(
+            move || -> (Figures, Vec<i64>, Option<partita_sys::SysError>) {
+                let err = rt_thread(core).err();
+                // Let the echo thread reach its first wait.
+                std::thread::sleep(Duration::from_millis(5));
+                let pair = empty_timing_pair(n);
+                let mut block = Vec::with_capacity(total);
+                for i in 0..total {
+                    if i % BARE_BATCH == 0 {
+                        std::thread::sleep(BARE_PAUSE);
+                    }
+                    let want = d.pong.load(Ordering::Acquire) + 1;
+                    d.t0.store(now(), Ordering::Release);
+                    d.ping.fetch_add(1, Ordering::Release);
+                    partita_sys::futex::wake(&d.ping, 1, false);
+                    let mut v = d.pong.load(Ordering::Acquire);
+                    while v != want {
+                        partita_sys::futex::wait(&d.pong, v, None, false);
+                        v = d.pong.load(Ordering::Acquire);
+                    }
+                    let t2 = now();
+                    block.push(t2 - d.tb.load(Ordering::Acquire));
                 }
-                let want = d.pong.load(Ordering::Acquire) + 1;
-                d.t0.store(now(), Ordering::Release);
+                d.stop.store(true, Ordering::Release);
                 d.ping.fetch_add(1, Ordering::Release);
                 partita_sys::futex::wake(&d.ping, 1, false);
-                let mut v = d.pong.load(Ordering::Acquire);
-                while v != want {
-                    partita_sys::futex::wait(&d.pong, v, None, false);
-                    v = d.pong.load(Ordering::Acquire);
-                }
-                let t2 = now();
-                block.push(t2 - d.tb.load(Ordering::Acquire));
-            }
-            d.stop.store(true, Ordering::Release);
-            d.ping.fetch_add(1, Ordering::Release);
-            partita_sys::futex::wake(&d.ping, 1, false);
-            (pair, block, err)
-        });
+                (pair, block, err)
+            },
+        );
     let (pair, block, derr) = match driver.map(|h| h.join()) {
         Ok(Ok(r)) => r,
         _ => {

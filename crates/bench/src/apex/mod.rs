@@ -2,11 +2,11 @@
 //! `partita bench apex`: per-call latency of the non-blocking APEX services and the cost of a
 //! process switch inside a partition, against a bare futex hand-off measured in the same run.
 //!
-//! The bench builds a one-partition plan ([`PlanBuilder`]) whose partition is the `partita` binary
-//! itself (`partita __bench-apex-partition`, [`apex_partition_main`]), run by the partition
+//! The bench builds a one-partition plan ([`PlanBuilder`]) whose partition is the executable
+//! `partita-bench-apex-partition` (`partita_bench_partitions::apex`), run by the partition
 //! manager. The partition measures with `partita_sys::time::monotonic_ns` around every call,
-//! computes the figures and writes them as JSON into a file under `/dev/shm`, which the bench
-//! reads. The bare floor (two plain threads of the bench process, pinned to the same core at the
+//! computes the figures and writes them as JSON into a file under `/dev/shm`
+//! (`partita_bench_protocol::apex::ApexResult`), which the bench reads. The bare floor (two plain threads of the bench process, pinned to the same core at the
 //! partitions' `SCHED_FIFO` priority, handing off through a futex) is measured by the bench
 //! itself before the partition runs. See `docs/benchmarks.md`.
 
@@ -14,15 +14,15 @@ use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::switch::{git, machine, Machine};
 use crate::BenchError;
-use partita_apex::apex;
-use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
+use partita_bench_protocol::apex::{ApexResult, HIGH_PRIORITY, LOW_PRIORITY, WARMUP};
+use partita_bench_protocol::args::ApexPartitionArgs;
 use partita_config::{CompiledPartition, PlanBuilder};
 use partita_manager::RunOptions;
 use partita_schedule::{FramePlan, Window};
-use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Major frame of the one-partition plan.
@@ -37,23 +37,8 @@ const EDGE_GUARD_NS: u64 = 20_000;
 /// Calls per service (and hand-offs per kind): full run and `--quick`.
 const CALLS_FULL: usize = 100_000;
 const CALLS_QUICK: usize = 10_000;
-/// Discarded calls (or hand-offs) before each measurement.
-const WARMUP: usize = 1_000;
 /// Upper bound on a run of the partition.
 const RUN_LIMIT: Duration = Duration::from_secs(100);
-/// Priority of the measuring process (the low-priority side of the hand-offs).
-const LOW_PRIORITY: i32 = 10;
-/// Priority of the process woken by the hand-offs.
-const HIGH_PRIORITY: i32 = 20;
-/// Ceiling of the benchmark mutex.
-const MUTEX_CEILING: i32 = 50;
-/// Stack of both benchmark processes.
-const STACK: u64 = 256 * 1024;
-/// REPORT_APPLICATION_MESSAGE: the measuring process sleeps this long (outside APEX, untimed)
-/// after every `REPORT_BATCH` messages so that the manager drains the report pipe and a full
-/// pipe never blocks a measured call.
-const REPORT_BATCH: usize = 256;
-const REPORT_PAUSE: Duration = Duration::from_millis(2);
 /// The bare hand-off sleeps this long every `BARE_BATCH` hand-offs (keeps real-time throttling
 /// away: the ping-pong is otherwise 100 % real-time work on the core).
 const BARE_BATCH: usize = 1_000;
@@ -185,101 +170,13 @@ pub(crate) const T_QUERY: &str = "identity and status services under 100 ns medi
 pub(crate) const T_HANDOFF: &str =
     "semaphore/event hand-off median and p99 within 1.5x of the bare futex hand-off";
 
-// ---------------------------------------------------------------------------------------------
-// Wire format between the partition and the bench
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-struct WireFigures {
-    count: u64,
-    min: i64,
-    median: i64,
-    p99: i64,
-    p999: i64,
-    max: i64,
-    mean: i64,
-}
-
-impl From<Figures> for WireFigures {
-    fn from(f: Figures) -> Self {
-        WireFigures {
-            count: f.count,
-            min: f.min,
-            median: f.median,
-            p99: f.p99,
-            p999: f.p999,
-            max: f.max,
-            mean: f.mean,
-        }
-    }
-}
-
-impl From<WireFigures> for Figures {
-    fn from(f: WireFigures) -> Self {
-        Figures {
-            count: f.count,
-            min: f.min,
-            median: f.median,
-            p99: f.p99,
-            p999: f.p999,
-            max: f.max,
-            mean: f.mean,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct WireService {
-    service: String,
-    query: bool,
-    condition: String,
-    figures: WireFigures,
-    dropped: u64,
-    errors: u64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct WireResult {
-    /// Set-up failure.
-    error: Option<String>,
-    pair: WireFigures,
-    services: Vec<WireService>,
-    /// (label, direction, figures, dropped)
-    handoffs: Vec<(String, String, WireFigures, u64)>,
-    park_lowering: Option<bool>,
-    notes: Vec<String>,
-}
-
-fn write_result(path: &Path, r: &WireResult) {
-    let tmp = path.with_extension("tmp");
-    let text = serde_json::to_string(r).unwrap_or_else(|e| {
-        format!("{{\"error\":\"encoding the results: {e}\",\"pair\":{{\"count\":0,\"min\":0,\"median\":0,\"p99\":0,\"p999\":0,\"max\":0,\"mean\":0}},\"services\":[],\"handoffs\":[],\"park_lowering\":null,\"notes\":[]}}")
-    });
-    if std::fs::write(&tmp, text).is_ok() {
-        let _ = std::fs::rename(&tmp, path);
-    }
-}
-
 mod bare;
-mod partition;
 
 use bare::run_bare;
-pub use partition::apex_partition_main;
-use partition::*;
 
 // ---------------------------------------------------------------------------------------------
 // Bench side
 // ---------------------------------------------------------------------------------------------
-
-/// Removes a file on drop.
-struct Remove(PathBuf);
-
-impl Drop for Remove {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        let _ = std::fs::remove_file(self.0.with_extension("tmp"));
-    }
-}
 
 /// Removes a directory tree on drop.
 struct RemoveDir(PathBuf);
@@ -290,24 +187,23 @@ impl Drop for RemoveDir {
     }
 }
 
-/// Runs the partition; returns its results, the backend used and notes.
+/// Runs the partition executable `exe`; returns its results, the backend used and notes.
 fn run_partition(
+    exe: PathBuf,
     core: u32,
     n: usize,
     margin: Duration,
     stop: &Arc<AtomicBool>,
-) -> Result<(WireResult, String, Vec<String>), BenchError> {
+) -> Result<(ApexResult, String, Vec<String>), BenchError> {
     let tag = format!(
         "{}-{}",
         partita_sys::sched::getpid(),
         partita_sys::time::monotonic_ns()
     );
-    let result = Remove(PathBuf::from(format!(
+    let result = crate::RemoveFile(PathBuf::from(format!(
         "/dev/shm/partita-bench-apex-{tag}.json"
     )));
     let logs = RemoveDir(std::env::temp_dir().join(format!("partita-bench-apex-{tag}")));
-    let exe = std::env::current_exe()
-        .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
     let frame = FramePlan {
         major_frame: MAJOR_FRAME_NS,
         windows: vec![Window {
@@ -320,15 +216,15 @@ fn run_partition(
         }],
     };
     let partition = CompiledPartition {
-        args: vec![
-            "__bench-apex-partition".to_string(),
-            result.0.to_string_lossy().into_owned(),
-            n.to_string(),
-            MAJOR_FRAME_NS.to_string(),
-            WINDOW_NS.to_string(),
-            (margin.as_nanos() as u64).to_string(),
-            EDGE_GUARD_NS.to_string(),
-        ],
+        args: ApexPartitionArgs {
+            result: result.0.clone(),
+            calls: n,
+            major_frame_ns: MAJOR_FRAME_NS as i64,
+            window_ns: WINDOW_NS as i64,
+            spin_margin_ns: margin.as_nanos() as i64,
+            edge_guard_ns: EDGE_GUARD_NS as i64,
+        }
+        .to_args(),
         cores: vec![core],
         ..CompiledPartition::new(1, "P", exe)
     };
@@ -351,32 +247,15 @@ fn run_partition(
     if let Some(c) = report.cores.iter().find(|c| c.core == core) {
         notes.extend(c.errors.iter().take(10).cloned());
     }
-    let text = std::fs::read_to_string(&result.0).map_err(|e| {
+    let stderr = || {
         let log = std::fs::read_to_string(logs.0.join("P.log")).unwrap_or_default();
-        let tail: Vec<&str> = log
-            .lines()
+        log.lines()
             .filter(|l| l.starts_with("stderr: "))
             .take(10)
-            .collect();
-        BenchError::Unavailable(format!(
-            "the partition wrote no results ({e}){}{}",
-            if tail.is_empty() {
-                ""
-            } else {
-                "; its stderr: "
-            },
-            tail.join(" / ")
-        ))
-    })?;
-    let r: WireResult = serde_json::from_str(&text).map_err(|e| BenchError::Io {
-        path: result.0.clone(),
-        source: e.into(),
-    })?;
-    if let Some(e) = &r.error {
-        return Err(BenchError::Unavailable(format!(
-            "the partition failed: {e}"
-        )));
-    }
+            .map(str::to_string)
+            .collect()
+    };
+    let r: ApexResult = crate::read_result("P", &result.0, stderr)?;
     Ok((r, report.backend.to_string(), notes))
 }
 
@@ -387,9 +266,7 @@ pub fn run_apex(
     mut progress: impl FnMut(&str),
 ) -> Result<ApexReport, BenchError> {
     if !partita_sys::proc::is_root() {
-        return Err(BenchError::Unavailable(
-            "the benchmark needs root (cgroups, SCHED_FIFO)".into(),
-        ));
+        return Err(BenchError::NotRoot);
     }
     let t0 = std::time::Instant::now();
     let git_revision = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
@@ -405,6 +282,8 @@ pub fn run_apex(
     };
     let n = if opts.quick { CALLS_QUICK } else { CALLS_FULL };
     let margin = RunOptions::default().spin_margin;
+    // Before measuring anything: the partition is there.
+    let exe = crate::partition_executable(partita_bench_protocol::APEX_PARTITION)?;
     let _ = partita_sys::sched::lock_memory();
     progress(&format!(
         "{n} calls per service and {n} hand-offs per kind on core {core}"
@@ -417,7 +296,7 @@ pub fn run_apex(
     if stop.load(Ordering::Relaxed) {
         return Err(BenchError::Interrupted);
     }
-    let (r, backend, run_notes) = run_partition(core, n, margin, &stop)?;
+    let (r, backend, run_notes) = run_partition(exe, core, n, margin, &stop)?;
     notes.extend(run_notes);
     notes.extend(r.notes.iter().cloned());
     progress(&format!(
@@ -432,7 +311,7 @@ pub fn run_apex(
             service: s.service.clone(),
             kind: if s.query { "query" } else { "operation" },
             condition: s.condition.clone(),
-            figures: s.figures.into(),
+            figures: s.figures,
             dropped: s.dropped,
             errors: s.errors,
         })
@@ -453,13 +332,13 @@ pub fn run_apex(
             dropped: 0,
         },
     ];
-    for (label, dir, f, d) in &r.handoffs {
+    for h in &r.handoffs {
         handoffs.push(HandoffFigures {
             kind: "partita",
-            direction: if dir == "wake" { "wake" } else { "block" },
-            label: label.clone(),
-            figures: (*f).into(),
-            dropped: *d,
+            direction: if h.wake { "wake" } else { "block" },
+            label: h.label.clone(),
+            figures: h.figures,
+            dropped: h.dropped,
         });
     }
     let checks = checks(&services, &handoffs);
@@ -483,7 +362,7 @@ pub fn run_apex(
             priorities: (LOW_PRIORITY, HIGH_PRIORITY),
             fifo_priority: partita_manager::PARTITION_RUN_PRIORITY,
         },
-        timing_pair: r.pair.into(),
+        timing_pair: r.pair,
         bare_timing_pair: bare_pair,
         services,
         handoffs,
@@ -685,64 +564,4 @@ pub fn render_apex(r: &ApexReport) -> String {
         r.elapsed_s
     );
     s
-}
-
-/// `bench-results/apex-<UTC timestamp>.json`.
-pub fn default_apex_json_path() -> PathBuf {
-    let p = crate::default_json_path();
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().replacen("switch-", "apex-", 1))
-        .unwrap_or_else(|| "apex.json".into());
-    p.with_file_name(name)
-}
-
-/// Writes the report as JSON to `path` (creating its directory).
-pub fn write_apex_json(r: &ApexReport, path: &Path) -> Result<(), BenchError> {
-    let io = |e| BenchError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).map_err(io)?;
-    }
-    let text = serde_json::to_string_pretty(r).map_err(|e| io(e.into()))?;
-    std::fs::write(path, text + "\n").map_err(io)
-}
-
-/// `partita bench apex`: runs, prints the table, writes the JSON. Returns the exit code
-/// (0, 3 when the JSON could not be written, or 4 when the benchmark could not run; a missed
-/// target is not a failure).
-pub fn cli_apex(opts: &ApexOptions, json: Option<PathBuf>) -> u8 {
-    let r = crate::with_stop_signals(|stop| run_apex(opts, stop, |l| eprintln!("bench: {l}")));
-    let report = match r {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("partita bench apex: {e}");
-            return 4;
-        }
-    };
-    print!("{}", render_apex(&report));
-    let path = json.unwrap_or_else(default_apex_json_path);
-    if let Err(e) = write_apex_json(&report, &path) {
-        eprintln!("partita bench apex: {e}");
-        return 3;
-    }
-    println!("figures written to {}", path.display());
-    0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_path_names_the_bench() {
-        let p = default_apex_json_path();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(
-            name.starts_with("apex-") && name.ends_with(".json"),
-            "{name}"
-        );
-    }
 }

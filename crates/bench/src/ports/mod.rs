@@ -2,8 +2,8 @@
 //! `partita bench ports`: cost of the port services against a bare shared-memory copy plus an
 //! atomic publish, and the end-to-end latency between two partitions with adjacent windows.
 //!
-//! The bench runs a two-partition module whose partitions are the `partita` binary itself
-//! (`partita __bench-ports-partition`, [`ports_partition_main`]). Partition `P` has a sampling
+//! The bench runs a two-partition module whose partitions are the executable
+//! `partita-bench-ports-partition` (`partita_bench_partitions::ports`). Partition `P` has a sampling
 //! and a queuing channel looped back to itself per message size (16, 64, 1024, 4096 bytes);
 //! its main process times, per size and per call, a bare copy into a memfd plus a release
 //! store (the *floor*, `partita_sys::port::RawArea`) and its reverse, WRITE/READ_SAMPLING_MESSAGE
@@ -15,51 +15,26 @@
 //! times batches of 16 calls together, below the clock's resolution, and the targets use it.
 //! See `docs/benchmarks.md`.
 
-mod partition;
-
-pub use partition::ports_partition_main;
-
 use crate::run::{run_notes, run_until};
 use crate::stats::Figures;
 use crate::switch::{git, machine, Machine};
 use crate::BenchError;
-use partita_apex::apex;
-use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
+use partita_bench_protocol::args::{PortsPartitionArgs, PortsRole};
+pub use partita_bench_protocol::ports::PortRow;
+use partita_bench_protocol::ports::{
+    queuing_port, sampling_port, End, PortsResult, LATENCY_DEPTH, LATENCY_DESTINATION,
+    LATENCY_MESSAGE_SIZE, LATENCY_SOURCE, QUEUE_DEPTH, SIZES,
+};
 use partita_config::model::{Channel, Endpoint, PortKind};
 use partita_config::{CompiledPartition, CompiledPlan, PlanBuilder};
 use partita_manager::RunOptions;
 use partita_schedule::{FramePlan, Window};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Message sizes measured.
-const SIZES: &[usize] = &[16, 64, 1024, 4096];
-/// Operations per size, in the order they are timed.
-const OPS: &[&str] = &[
-    "floor publish",
-    "floor fetch",
-    "slots write (no service)",
-    "slots read (no service)",
-    "WRITE_SAMPLING_MESSAGE",
-    "READ_SAMPLING_MESSAGE",
-    "SEND_QUEUING_MESSAGE",
-    "RECEIVE_QUEUING_MESSAGE",
-    "time stamp (GET_TIME)",
-    "time stamp (TSC)",
-    "time stamp (coarse clock)",
-    "slots write + coarse stamp",
-    "slots read + coarse age",
-    "slots write + time word",
-    "slots read + time-word age",
-];
-/// Calls per timed batch (the batched figure is the median over batches of the mean per
-/// call; the queue depth must hold a batch of sends).
-const BATCH: usize = 16;
-/// Depth of the loop-back queues.
-const QUEUE_DEPTH: usize = 64;
 const MAJOR_FRAME_NS: u64 = 10_000_000;
 /// `P`'s window is `[0, WINDOW)`, `L`'s `[WINDOW, 2·WINDOW)`, on the same core.
 const WINDOW_NS: u64 = 4_000_000;
@@ -68,7 +43,6 @@ const CALLS_FULL: usize = 100_000;
 const CALLS_QUICK: usize = 10_000;
 const LATENCY_FULL: usize = 1_000;
 const LATENCY_QUICK: usize = 100;
-const WARMUP: usize = 1_000;
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 /// 16-byte sampling write/read: median at most this factor over the floor.
 const FACTOR_16: f64 = 3.0;
@@ -80,45 +54,6 @@ const SLOPE_FACTOR: f64 = 1.5;
 pub struct PortsOptions {
     /// 10,000 calls per operation and 100 latency samples instead of 100,000 and 1,000.
     pub quick: bool,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct WireRow {
-    op: String,
-    size: usize,
-    figures: Figures,
-    batched_ns: f64,
-    dropped: u64,
-    errors: u64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct WireResult {
-    error: Option<String>,
-    pair: Option<Figures>,
-    rows: Vec<WireRow>,
-    /// (send → receive, window start → receive).
-    latency: Option<(Figures, Figures)>,
-    /// Where GET_TIME (and so the stamps) read the time from during the measurement.
-    time_source: Option<String>,
-}
-
-/// Figures of one operation at one size.
-#[derive(Debug, Clone, Serialize)]
-pub struct PortRow {
-    /// The operation (`floor publish`, `WRITE_SAMPLING_MESSAGE`, ...).
-    pub op: String,
-    /// Message size in bytes.
-    pub size: usize,
-    /// ns per call, less the timing pair.
-    pub figures: Figures,
-    /// ns per call from batches of 16 calls timed together (median over the batches of the
-    /// mean per call, less the timing pair): below the clock's resolution; the targets use it.
-    pub batched_ns: f64,
-    /// Calls dropped because they touched a window edge.
-    pub dropped: u64,
-    /// Calls that failed.
-    pub errors: u64,
 }
 
 /// One target check.
@@ -178,20 +113,14 @@ pub struct PortsReport {
     pub notes: Vec<String>,
 }
 
-/// Removes a path on drop.
-struct Remove(PathBuf);
-
-impl Drop for Remove {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        let _ = std::fs::remove_file(self.0.with_extension("tmp"));
-    }
-}
-
-fn loopback(id: u32, kind: PortKind, size: usize, name: &str) -> Channel {
-    let end = |dir: &str| Endpoint::Partition {
+fn loopback(id: u32, kind: PortKind, size: usize) -> Channel {
+    let end = |end: End| Endpoint::Partition {
         partition: 0,
-        port: format!("{name}{size}_{dir}"),
+        port: if kind == PortKind::Queuing {
+            queuing_port(size, end)
+        } else {
+            sampling_port(size, end)
+        },
     };
     Channel {
         id,
@@ -199,8 +128,8 @@ fn loopback(id: u32, kind: PortKind, size: usize, name: &str) -> Channel {
         kind,
         max_message_size: size as u32,
         max_nb_messages: (kind == PortKind::Queuing).then_some(QUEUE_DEPTH as u32),
-        source: end("OUT"),
-        destinations: vec![end("IN")],
+        source: end(End::Out),
+        destinations: vec![end(End::In)],
     }
 }
 
@@ -212,17 +141,17 @@ fn plan(
     n: usize,
     samples: usize,
 ) -> Result<CompiledPlan, BenchError> {
-    let partition = |name: &str, id: u32, role: &str, result: &Path| CompiledPartition {
-        args: vec![
-            "__bench-ports-partition".to_string(),
-            role.to_string(),
-            result.to_string_lossy().into_owned(),
-            n.to_string(),
-            MAJOR_FRAME_NS.to_string(),
-            WINDOW_NS.to_string(),
-            EDGE_GUARD_NS.to_string(),
-            samples.to_string(),
-        ],
+    let partition = |name: &str, id: u32, role: PortsRole, result: &Path| CompiledPartition {
+        args: PortsPartitionArgs {
+            role,
+            result: result.to_path_buf(),
+            calls: n,
+            major_frame_ns: MAJOR_FRAME_NS as i64,
+            window_ns: WINDOW_NS as i64,
+            edge_guard_ns: EDGE_GUARD_NS as i64,
+            latency_samples: samples,
+        }
+        .to_args(),
         cores: vec![core],
         ..CompiledPartition::new(id, name, exe)
     };
@@ -239,45 +168,29 @@ fn plan(
         windows: vec![win(1, 0, 0), win(2, 1, WINDOW_NS)],
     };
     let mut builder = PlanBuilder::new("bench-ports", frame)
-        .partition(partition("P", 1, "svc", svc))
-        .partition(partition("L", 2, "lat", lat));
+        .partition(partition("P", 1, PortsRole::Services, svc))
+        .partition(partition("L", 2, PortsRole::Latency, lat));
     for (i, &s) in SIZES.iter().enumerate() {
         builder = builder
-            .channel(loopback(10 + i as u32, PortKind::Sampling, s, "S"))
-            .channel(loopback(20 + i as u32, PortKind::Queuing, s, "Q"));
+            .channel(loopback(10 + i as u32, PortKind::Sampling, s))
+            .channel(loopback(20 + i as u32, PortKind::Queuing, s));
     }
     let latency = Channel {
         id: 30,
         name: None,
         kind: PortKind::Queuing,
-        max_message_size: 16,
-        max_nb_messages: Some(8),
+        max_message_size: LATENCY_MESSAGE_SIZE as u32,
+        max_nb_messages: Some(LATENCY_DEPTH as u32),
         source: Endpoint::Partition {
             partition: 0,
-            port: "LAT_OUT".into(),
+            port: LATENCY_SOURCE.into(),
         },
         destinations: vec![Endpoint::Partition {
             partition: 1,
-            port: "LAT_IN".into(),
+            port: LATENCY_DESTINATION.into(),
         }],
     };
     Ok(builder.channel(latency).build()?)
-}
-
-fn read(path: &Path) -> Result<WireResult, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        BenchError::Unavailable(format!("a bench partition wrote no results ({e})"))
-    })?;
-    let r: WireResult = serde_json::from_str(&text).map_err(|e| BenchError::Io {
-        path: path.to_path_buf(),
-        source: e.into(),
-    })?;
-    if let Some(e) = &r.error {
-        return Err(BenchError::Unavailable(format!(
-            "a bench partition failed: {e}"
-        )));
-    }
-    Ok(r)
 }
 
 /// Runs the benchmark. `progress` receives a line per step.
@@ -287,9 +200,7 @@ pub fn run_ports(
     mut progress: impl FnMut(&str),
 ) -> Result<PortsReport, BenchError> {
     if !partita_sys::proc::is_root() {
-        return Err(BenchError::Unavailable(
-            "the benchmark needs root (cgroups, SCHED_FIFO)".into(),
-        ));
+        return Err(BenchError::NotRoot);
     }
     let t0 = std::time::Instant::now();
     let started_unix = std::time::SystemTime::now()
@@ -314,14 +225,13 @@ pub fn run_ports(
         partita_sys::sched::getpid(),
         partita_sys::time::monotonic_ns()
     );
-    let svc = Remove(PathBuf::from(format!(
+    let svc = crate::RemoveFile(PathBuf::from(format!(
         "/dev/shm/partita-bench-ports-{tag}-svc.json"
     )));
-    let lat = Remove(PathBuf::from(format!(
+    let lat = crate::RemoveFile(PathBuf::from(format!(
         "/dev/shm/partita-bench-ports-{tag}-lat.json"
     )));
-    let exe = std::env::current_exe()
-        .map_err(|e| BenchError::Unavailable(format!("own executable: {e}")))?;
+    let exe = crate::partition_executable(partita_bench_protocol::PORTS_PARTITION)?;
     let plan = plan(core, &exe, &svc.0, &lat.0, n, samples)?;
     let opts_run = RunOptions {
         duration: Some(RUN_LIMIT),
@@ -330,25 +240,14 @@ pub fn run_ports(
     };
     let report = run_until(&plan, opts_run, &stop, || svc.0.exists() && lat.0.exists())?;
     let mut notes = run_notes(&report, false);
-    let s = read(&svc.0)?;
-    let l = read(&lat.0)?;
+    let s: PortsResult = crate::read_result("P", &svc.0, Vec::new)?;
+    let l: PortsResult = crate::read_result("L", &lat.0, Vec::new)?;
     progress(&format!(
         "backend {}: {} figures",
         report.backend,
         s.rows.len()
     ));
-    let rows: Vec<PortRow> = s
-        .rows
-        .into_iter()
-        .map(|r| PortRow {
-            op: r.op,
-            size: r.size,
-            figures: r.figures,
-            batched_ns: r.batched_ns,
-            dropped: r.dropped,
-            errors: r.errors,
-        })
-        .collect();
+    let rows = s.rows;
     for r in &rows {
         if r.errors > 0 {
             notes.push(format!(
@@ -523,48 +422,6 @@ pub fn render_ports(r: &PortsReport) -> String {
     s
 }
 
-/// `bench-results/ports-<UTC timestamp>.json`.
-pub fn default_ports_json_path() -> PathBuf {
-    let p = crate::default_json_path();
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().replacen("switch-", "ports-", 1))
-        .unwrap_or_else(|| "ports.json".into());
-    p.with_file_name(name)
-}
-
-/// `partita bench ports`: runs, prints, writes the JSON. Exit code 0, 3 (JSON not written) or
-/// 4 (could not run); a missed target is not a failure.
-pub fn cli_ports(opts: &PortsOptions, json: Option<PathBuf>) -> u8 {
-    let r = crate::with_stop_signals(|stop| run_ports(opts, stop, |l| eprintln!("bench: {l}")));
-    let report = match r {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("partita bench ports: {e}");
-            return 4;
-        }
-    };
-    print!("{}", render_ports(&report));
-    let path = json.unwrap_or_else(default_ports_json_path);
-    let io = |e| BenchError::Io {
-        path: path.clone(),
-        source: e,
-    };
-    let w = (|| {
-        if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(d).map_err(io)?;
-        }
-        let text = serde_json::to_string_pretty(&report).map_err(|e| io(e.into()))?;
-        std::fs::write(&path, text + "\n").map_err(io)
-    })();
-    if let Err(e) = w {
-        eprintln!("partita bench ports: {e}");
-        return 3;
-    }
-    println!("figures written to {}", path.display());
-    0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,9 +453,6 @@ mod tests {
         let pass: Vec<bool> = c.iter().map(|c| c.pass).collect();
         // write 26.6/11.6 < 3; read 41.6/11.6 > 3; slopes equal except send (2x).
         assert_eq!(pass, vec![true, false, true, true, false, true], "{c:#?}");
-        assert!(default_ports_json_path()
-            .to_string_lossy()
-            .contains("ports-"));
     }
 
     #[test]

@@ -12,6 +12,43 @@ pub fn partita() -> Command {
     Command::new(env!("CARGO_BIN_EXE_partita"))
 }
 
+/// Builds the benchmark executables (`partita-bench-partitions`) next to the `partita` binary
+/// under test, with the profile it was built with, as `cargo test --workspace` does; a test of
+/// this package alone (`cargo test -p partita`) does not build them otherwise. Once per test
+/// binary.
+pub fn build_bench_partitions() {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_partita"));
+        let profile_dir = exe.parent().expect("the binary's directory");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev",
+            Some(p) => p,
+            None => panic!("{}: no profile directory", exe.display()),
+        };
+        let target_dir = profile_dir.parent().expect("the target directory");
+        let out = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "partita-bench-partitions",
+                "--profile",
+            ])
+            .arg(profile)
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "building the benchmark executables: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
 /// Holds the end-to-end lock: tests that run modules go one at a time, within a test binary
 /// (a mutex) and across test binaries run at the same time (a file lock), because modules use
 /// real-time priorities on the same cores and two at once can exhaust a core's real-time

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The gap log: a file under `/dev/shm` shared by a spinner (writer) and the bench (reader).
+//! The gap log of `partita bench switch`: a file under `/dev/shm` shared by the spinners
+//! (writers, in the benchmark partitions and the bare spinner processes) and the bench (reader).
 //!
 //! A spinner reads the clock in a tight loop; whenever two consecutive readings are more than
 //! the threshold apart it appends the pair `(last, first)`: the last instant it executed before
@@ -7,7 +8,6 @@
 //! spinner (a header and an array of pairs); every word is an `AtomicU64`, written by one
 //! process and read by the other after the run.
 
-use crate::BenchError;
 use partita_sys::shm::SharedMapping;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,8 +27,39 @@ const W_STATUS: usize = 8;
 const W_ACTIVATIONS: usize = 9;
 const HEADER_WORDS: usize = 16;
 
+/// A gap log that cannot be created or opened.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// Creating, sizing or opening the file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Mapping it failed.
+    #[error(transparent)]
+    Map(#[from] partita_sys::SysError),
+    /// The file does not start with a gap log header.
+    #[error("{path}: not a gap log")]
+    NotAGapLog {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file has fewer slots.
+    #[error("{path}: no slot {slot}")]
+    NoSlot {
+        /// The file.
+        path: PathBuf,
+        /// The slot asked for.
+        slot: usize,
+    },
+}
+
 /// Partition status values (word `W_STATUS`).
-pub(crate) mod status {
+pub mod status {
     /// Not started yet.
     pub const NONE: u64 = 0;
     /// Processes created and started; NORMAL requested.
@@ -42,7 +73,7 @@ fn region_words(cap: usize) -> usize {
 }
 
 /// The log file, created and removed (on drop) by the bench.
-pub(crate) struct LogFile {
+pub struct LogFile {
     path: PathBuf,
     map: Option<SharedMapping>,
     slots: usize,
@@ -51,9 +82,9 @@ pub(crate) struct LogFile {
 
 impl LogFile {
     /// Creates `path` with `slots` slots of `cap` gaps each.
-    pub(crate) fn create(path: PathBuf, slots: usize, cap: usize) -> Result<LogFile, BenchError> {
+    pub fn create(path: PathBuf, slots: usize, cap: usize) -> Result<LogFile, LogError> {
         let len = slots * region_words(cap) * 8;
-        let io = |e| BenchError::Io {
+        let io = |e| LogError::Io {
             path: path.clone(),
             source: e,
         };
@@ -90,12 +121,12 @@ impl LogFile {
     }
 
     /// The file's path.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// A view of slot `slot`.
-    pub(crate) fn slot(&self, slot: usize) -> Slot<'_> {
+    pub fn slot(&self, slot: usize) -> Slot<'_> {
         assert!(slot < self.slots);
         let w = self.map.as_ref().expect("mapped").words();
         let b = slot * region_words(self.cap);
@@ -113,26 +144,34 @@ impl Drop for LogFile {
 }
 
 /// One slot of a log file, mapped by the writer (a spinner process).
-pub(crate) struct WriterLog {
+pub struct WriterLog {
     map: SharedMapping,
     base: usize,
 }
 
 impl WriterLog {
     /// Maps slot `slot` of the log file at `path`.
-    pub(crate) fn open(path: &Path, slot: usize) -> Result<WriterLog, String> {
+    pub fn open(path: &Path, slot: usize) -> Result<WriterLog, LogError> {
         let len = std::fs::metadata(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
+            .map_err(|source| LogError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?
             .len() as usize;
-        let map = SharedMapping::open_file(path, len).map_err(|e| e.to_string())?;
+        let map = SharedMapping::open_file(path, len)?;
         let w = map.words();
         if w.len() < HEADER_WORDS || w[W_MAGIC].load(Ordering::Acquire) != MAGIC {
-            return Err(format!("{}: not a gap log", path.display()));
+            return Err(LogError::NotAGapLog {
+                path: path.to_path_buf(),
+            });
         }
         let cap = w[W_CAP].load(Ordering::Relaxed) as usize;
         let slots = w[W_SLOTS].load(Ordering::Relaxed) as usize;
         if slot >= slots || slots * region_words(cap) > w.len() {
-            return Err(format!("{}: no slot {slot}", path.display()));
+            return Err(LogError::NoSlot {
+                path: path.to_path_buf(),
+                slot,
+            });
         }
         Ok(WriterLog {
             base: slot * region_words(cap),
@@ -141,7 +180,7 @@ impl WriterLog {
     }
 
     /// The slot's words.
-    pub(crate) fn slot(&self) -> Slot<'_> {
+    pub fn slot(&self) -> Slot<'_> {
         let w = self.map.words();
         let cap = w[self.base + W_CAP].load(Ordering::Relaxed) as usize;
         Slot {
@@ -152,7 +191,7 @@ impl WriterLog {
 
 /// The words of one slot.
 #[derive(Clone, Copy)]
-pub(crate) struct Slot<'a> {
+pub struct Slot<'a> {
     w: &'a [AtomicU64],
 }
 
@@ -163,7 +202,7 @@ impl Slot<'_> {
 
     /// Appends a gap (single writer).
     #[inline]
-    pub(crate) fn record(&self, last: i64, first: i64) {
+    pub fn record(&self, last: i64, first: i64) {
         let n = self.w[W_COUNT].load(Ordering::Relaxed) as usize;
         if n >= self.cap() {
             self.w[W_DROPPED].fetch_add(1, Ordering::Relaxed);
@@ -176,55 +215,55 @@ impl Slot<'_> {
     }
 
     /// Records the spinner's first reading.
-    pub(crate) fn set_started(&self, t: i64) {
+    pub fn set_started(&self, t: i64) {
         self.w[W_FIRST].store(t as u64, Ordering::Relaxed);
         self.w[W_STARTED].store(1, Ordering::Release);
     }
 
     /// The spinner's first reading, if it started.
-    pub(crate) fn started(&self) -> Option<i64> {
+    pub fn started(&self) -> Option<i64> {
         (self.w[W_STARTED].load(Ordering::Acquire) != 0)
             .then(|| self.w[W_FIRST].load(Ordering::Relaxed) as i64)
     }
 
     /// The epoch (monotonic ns) a bare spinner measures from.
-    pub(crate) fn epoch(&self) -> u64 {
+    pub fn epoch(&self) -> u64 {
         self.w[W_EPOCH].load(Ordering::Acquire)
     }
 
     /// Sets the epoch for a bare spinner.
-    pub(crate) fn set_epoch(&self, e: u64) {
+    pub fn set_epoch(&self, e: u64) {
         self.w[W_EPOCH].store(e, Ordering::Release);
     }
 
     /// The partition's status word.
-    pub(crate) fn status(&self) -> u64 {
+    pub fn status(&self) -> u64 {
         self.w[W_STATUS].load(Ordering::Acquire)
     }
 
     /// Sets the partition's status word.
-    pub(crate) fn set_status(&self, s: u64) {
+    pub fn set_status(&self, s: u64) {
         self.w[W_STATUS].store(s, Ordering::Release);
     }
 
     /// Counts one activation of a periodic process.
     #[inline]
-    pub(crate) fn activation(&self) {
+    pub fn activation(&self) {
         self.w[W_ACTIVATIONS].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Periodic activations counted.
-    pub(crate) fn activations(&self) -> u64 {
+    pub fn activations(&self) -> u64 {
         self.w[W_ACTIVATIONS].load(Ordering::Relaxed)
     }
 
     /// Gaps that did not fit.
-    pub(crate) fn dropped(&self) -> u64 {
+    pub fn dropped(&self) -> u64 {
         self.w[W_DROPPED].load(Ordering::Relaxed)
     }
 
     /// The recorded gaps, in time order.
-    pub(crate) fn gaps(&self) -> Vec<(i64, i64)> {
+    pub fn gaps(&self) -> Vec<(i64, i64)> {
         let n = (self.w[W_COUNT].load(Ordering::Acquire) as usize).min(self.cap());
         (0..n)
             .map(|i| {
@@ -239,7 +278,7 @@ impl Slot<'_> {
 }
 
 /// The spinner loop: reads `now` forever and logs every gap longer than `threshold` ns.
-pub(crate) fn spin(slot: Slot<'_>, threshold: i64, now: impl Fn() -> i64) -> ! {
+pub fn spin(slot: Slot<'_>, threshold: i64, now: impl Fn() -> i64) -> ! {
     let mut last = now();
     slot.set_started(last);
     loop {
@@ -248,5 +287,43 @@ pub(crate) fn spin(slot: Slot<'_>, threshold: i64, now: impl Fn() -> i64) -> ! {
             slot.record(last, t);
         }
         last = t;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_sees_the_slot_the_bench_reads() {
+        let path =
+            std::env::temp_dir().join(format!("partita-gap-log-test-{}", std::process::id()));
+        let log = LogFile::create(path.clone(), 2, 4).unwrap();
+        log.slot(1).set_epoch(42);
+        let w = WriterLog::open(&path, 1).unwrap();
+        assert_eq!(w.slot().epoch(), 42);
+        w.slot().set_started(10);
+        w.slot().set_status(status::NORMAL);
+        for i in 0..6 {
+            w.slot().record(100 * i, 100 * i + 50);
+        }
+        w.slot().activation();
+        let s = log.slot(1);
+        assert_eq!(s.started(), Some(10));
+        assert_eq!(s.status(), status::NORMAL);
+        assert_eq!(s.gaps(), vec![(0, 50), (100, 150), (200, 250), (300, 350)]);
+        assert_eq!((s.dropped(), s.activations()), (2, 1));
+        assert_eq!(log.slot(0).started(), None);
+        assert!(matches!(
+            WriterLog::open(&path, 2),
+            Err(LogError::NoSlot { slot: 2, .. })
+        ));
+        drop(w);
+        drop(log);
+        assert!(!path.exists(), "the bench removes its log");
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let r = WriterLog::open(&path, 0);
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(r, Err(LogError::NotAGapLog { .. })));
     }
 }

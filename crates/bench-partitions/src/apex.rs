@@ -1,20 +1,33 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The partition side of `partita bench apex`: the APEX partition that times the calls.
+//! The partition of `partita bench apex`: times the non-blocking APEX services and the
+//! hand-offs between two processes, and writes the figures to its result file.
 
-use super::*;
+use crate::PartitionError;
+use partita_apex::apex;
+use partita_apex::core::{OperatingMode, QueuingDiscipline, ReturnCode};
+use partita_bench_protocol::apex::{
+    empty_timing_pair, now, ApexResult, HandoffResult, ServiceResult, HIGH_PRIORITY, LOW_PRIORITY,
+    WARMUP,
+};
+use partita_bench_protocol::args::ApexPartitionArgs;
+use partita_bench_protocol::Figures;
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-// ---------------------------------------------------------------------------------------------
-// Partition side
-// ---------------------------------------------------------------------------------------------
-
-#[inline(always)]
-pub(super) fn now() -> i64 {
-    partita_sys::time::monotonic_ns() as i64
-}
+/// Ceiling of the benchmark mutex.
+const MUTEX_CEILING: i32 = 50;
+/// Stack of both benchmark processes.
+const STACK: u64 = 256 * 1024;
+/// REPORT_APPLICATION_MESSAGE: the measuring process sleeps this long (outside APEX, untimed)
+/// after every `REPORT_BATCH` messages so that the manager drains the report pipe and a full
+/// pipe never blocks a measured call.
+const REPORT_BATCH: usize = 256;
+const REPORT_PAUSE: Duration = Duration::from_millis(2);
 
 /// Which samples are kept: both ends inside the same window, away from its edges.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Guard {
+struct Guard {
     /// `CLOCK_MONOTONIC` instant of APEX time 0 (the first major frame's start).
     epoch: i64,
     frame: i64,
@@ -33,7 +46,7 @@ impl Guard {
 }
 
 /// Samples of one service.
-pub(super) struct Samples {
+struct Samples {
     v: Vec<i64>,
     dropped: u64,
     errors: u64,
@@ -77,11 +90,11 @@ impl Samples {
     }
 }
 
-pub(super) struct Out {
+struct Out {
     g: Guard,
     n: usize,
     pair: i64,
-    res: WireResult,
+    res: ApexResult,
     a: Samples,
     b: Samples,
 }
@@ -96,11 +109,11 @@ impl Out {
                 s.errors
             ));
         }
-        self.res.services.push(WireService {
+        self.res.services.push(ServiceResult {
             service: service.into(),
             query,
             condition: condition.into(),
-            figures: figures.into(),
+            figures,
             dropped: s.dropped,
             errors: s.errors,
         });
@@ -167,7 +180,7 @@ impl Out {
 }
 
 /// Hand-off state shared by the two APEX processes.
-pub(super) struct Shared {
+struct Shared {
     phase: AtomicU32,
     /// Instant just before the waking call (low process).
     t0: AtomicI64,
@@ -182,70 +195,34 @@ pub(super) struct Shared {
 }
 
 /// Hand-off phases (the phase after the event one is the end).
-pub(super) const PH_SEM: u32 = 1;
-pub(super) const PH_EVT: u32 = 2;
+const PH_SEM: u32 = 1;
+const PH_EVT: u32 = 2;
 
-pub(super) fn parg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    what: &str,
-) -> Result<T, String> {
-    args.get(i)
-        .ok_or_else(|| format!("missing argument {i} ({what})"))?
-        .parse()
-        .map_err(|_| format!("argument {i} ({what}) is not valid: {:?}", args[i]))
-}
-
-/// Entry point of the benchmark partition, run by the partition manager as
-/// `partita __bench-apex-partition RESULT CALLS MAJOR_FRAME_NS WINDOW_NS SPIN_MARGIN_NS
-/// GUARD_NS` (`args` are the words after `__bench-apex-partition`).
+/// The partition of `bench apex` ([`ApexPartitionArgs`]), run by the partition manager.
 ///
 /// The main process creates one object of each kind and two processes: the measuring process
-/// (priority 10) and the hand-off partner (priority 20), then enters NORMAL. The partner
-/// blocks in WAIT_SEMAPHORE at once; the measuring process times `CALLS` calls of every
-/// non-blocking service, then drives `CALLS` semaphore hand-offs and `CALLS` event hand-offs
-/// with the partner, and writes the figures as JSON to `RESULT` (a file under `/dev/shm`; a
-/// set-up error is written there too). Returns 1 only on bad arguments.
-pub fn apex_partition_main(args: &[String]) -> i32 {
-    let path: String = match parg(args, 0, "result file") {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("partita __bench-apex-partition: {e}");
-            return 1;
+/// ([`LOW_PRIORITY`]) and the hand-off partner ([`HIGH_PRIORITY`]), then enters NORMAL. The
+/// partner blocks in WAIT_SEMAPHORE at once; the measuring process times `calls` calls of
+/// every non-blocking service, then drives `calls` semaphore hand-offs and `calls` event
+/// hand-offs with the partner, and writes the figures to the result file. A set-up error is
+/// written there too.
+pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
+    let args = ApexPartitionArgs::parse(words)?;
+    set_up(&args).inspect_err(|e| {
+        let r = ApexResult {
+            error: Some(e.to_string()),
+            ..ApexResult::default()
+        };
+        if let Err(w) = partita_bench_protocol::write_result(&args.result, &r) {
+            eprintln!("{}: {w}", args.result.display());
         }
-    };
-    let path = PathBuf::from(path);
-    if let Err(e) = apex_partition(args, &path) {
-        eprintln!("partita __bench-apex-partition: {e}");
-        write_result(
-            &path,
-            &WireResult {
-                error: Some(e),
-                ..WireResult::default()
-            },
-        );
-    }
-    // Once in NORMAL mode the main thread never comes back here.
-    0
+    })
 }
 
-pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String> {
-    let n: usize = parg(args, 1, "calls")?;
-    let frame: i64 = parg(args, 2, "major frame")?;
-    let window: i64 = parg(args, 3, "window")?;
-    let margin: i64 = parg(args, 4, "spin margin")?;
-    let guard_ns: i64 = parg(args, 5, "edge guard")?;
-    let rt = partita_apex::runtime::get().map_err(|e| {
-        format!(
-            "runtime: {e:?} ({})",
-            partita_apex::runtime::init_error()
-                .map(ToString::to_string)
-                .unwrap_or_default()
-        )
-    })?;
-    fn err(what: &'static str) -> impl Fn(ReturnCode) -> String {
-        move |e| format!("{what}: {e:?}")
-    }
+fn set_up(args: &ApexPartitionArgs) -> Result<(), PartitionError> {
+    let n = args.calls;
+    let rt = crate::runtime()?;
+    let err = PartitionError::apex;
     let fifo = QueuingDiscipline::Fifo;
     let sem = apex::intra::semaphore::create_semaphore(&apex::name("bench-sem"), 0, 1, fifo)
         .map_err(err("CREATE_SEMAPHORE"))?;
@@ -274,9 +251,9 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
     let epoch = now() - rt.now();
     let g = Guard {
         epoch,
-        frame,
-        lo: guard_ns,
-        hi: window - margin - guard_ns,
+        frame: args.major_frame_ns,
+        lo: args.edge_guard_ns,
+        hi: args.window_ns - args.spin_margin_ns - args.edge_guard_ns,
     };
     let sh = Arc::new(Shared {
         phase: AtomicU32::new(PH_SEM),
@@ -335,22 +312,25 @@ pub(super) fn apex_partition(args: &[String], path: &Path) -> Result<(), String>
     .map_err(err("CREATE_PROCESS (partner)"))?;
 
     let m = sh.clone();
-    let path2 = path.to_path_buf();
+    let result = args.result.clone();
     let measure = apex::process::create_process(&attrs("measure", LOW_PRIORITY), move || {
-        // Let the main thread become the APEX timer thread first (see `partition_main`).
+        // Let the main thread become the APEX timer thread first (see
+        // `crate::switch::partition_main`).
         std::thread::sleep(Duration::from_millis(1));
         let r = measure(n, g, &m, (sem, hsem, ev, hev, buf, bb, mtx));
         let mut r = match r {
             Ok(r) => r,
-            Err(e) => WireResult {
-                error: Some(e),
-                ..WireResult::default()
+            Err(e) => ApexResult {
+                error: Some(e.to_string()),
+                ..ApexResult::default()
             },
         };
         r.park_lowering = park_lowering;
         r.notes
             .extend(m.errors.lock().unwrap_or_else(|e| e.into_inner()).drain(..));
-        write_result(&path2, &r);
+        if let Err(e) = partita_bench_protocol::write_result(&result, &r) {
+            eprintln!("{}: {e}", result.display());
+        }
         let _ = apex::intra::semaphore::wait_semaphore(hold, apex::INFINITE_TIME_VALUE);
     })
     .map_err(err("CREATE_PROCESS (measure)"))?;
@@ -369,41 +349,23 @@ type Objects = (
     partita_apex::core::MutexId,
 );
 
-pub(super) fn empty_pair(n: usize) -> Figures {
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..WARMUP {
-        std::hint::black_box(now());
-    }
-    for _ in 0..n {
-        let t0 = now();
-        let t1 = now();
-        v.push(t1 - t0);
-    }
-    Figures::of(&mut v)
-}
-
 /// The measuring process.
-pub(super) fn measure(
-    n: usize,
-    g: Guard,
-    sh: &Shared,
-    objs: Objects,
-) -> Result<WireResult, String> {
+fn measure(n: usize, g: Guard, sh: &Shared, objs: Objects) -> Result<ApexResult, PartitionError> {
     let (sem, hsem, ev, hev, buf, bb, mtx) = objs;
     crate::settle_clock();
-    let pair = empty_pair(n);
+    let pair = empty_timing_pair(n);
     let mut o = Out {
         g,
         n,
         pair: pair.median,
-        res: WireResult {
-            pair: pair.into(),
-            ..WireResult::default()
+        res: ApexResult {
+            pair,
+            ..ApexResult::default()
         },
         a: Samples::new(n * 4),
         b: Samples::new(n * 4),
     };
-    let me = apex::process::get_my_id().map_err(|e| format!("GET_MY_ID: {e:?}"))?;
+    let me = apex::process::get_my_id().map_err(PartitionError::apex("GET_MY_ID"))?;
     let my_name = apex::name("measure");
 
     // Identity and status services.
@@ -628,12 +590,18 @@ pub(super) fn measure(
                 labels[k].0, b.errors
             ));
         }
-        o.res
-            .handoffs
-            .push((labels[k].0.into(), "wake".into(), wf.into(), w.dropped));
-        o.res
-            .handoffs
-            .push((labels[k].1.into(), "block".into(), bf.into(), b.dropped));
+        o.res.handoffs.push(HandoffResult {
+            label: labels[k].0.into(),
+            wake: true,
+            figures: wf,
+            dropped: w.dropped,
+        });
+        o.res.handoffs.push(HandoffResult {
+            label: labels[k].1.into(),
+            wake: false,
+            figures: bf,
+            dropped: b.dropped,
+        });
     }
     Ok(o.res)
 }

@@ -4,8 +4,21 @@
 //! time-stamped message near the end of each of its windows; partition `L`, whose window
 //! follows at once, receives them and measures the end-to-end latency.
 
-use super::*;
+use crate::PartitionError;
+use partita_apex::apex;
 use partita_apex::apex::inter::PortDirection;
+use partita_apex::core::{OperatingMode, QueuingDiscipline};
+use partita_bench_protocol::args::{PortsPartitionArgs, PortsRole};
+use partita_bench_protocol::ports::{
+    queuing_port, sampling_port, End, PortRow, PortsResult, LATENCY_DEPTH, LATENCY_DESTINATION,
+    LATENCY_MESSAGE_SIZE, LATENCY_SOURCE, OPS, QUEUE_DEPTH, SIZES, WARMUP,
+};
+use partita_bench_protocol::Figures;
+use std::path::Path;
+
+/// Calls per timed batch (the batched figure is the median over batches of the mean per
+/// call; [`QUEUE_DEPTH`] holds a batch of sends).
+const BATCH: usize = 16;
 
 fn now() -> i64 {
     apex::time::get_time().unwrap_or(0)
@@ -39,50 +52,40 @@ fn time_source() -> String {
     }
 }
 
-fn write(path: &Path, r: &WireResult) {
-    let tmp = path.with_extension("tmp");
-    if let Ok(text) = serde_json::to_string(r) {
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, path);
-        }
+fn write(path: &Path, r: &PortsResult) {
+    if let Err(e) = partita_bench_protocol::write_result(path, r) {
+        eprintln!("{}: {e}", path.display());
     }
 }
 
-fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> Result<T, String> {
-    args.get(i)
-        .and_then(|a| a.parse().ok())
-        .ok_or_else(|| format!("argument {i} ({what}) missing or invalid"))
-}
-
-/// `partita __bench-ports-partition <svc|lat> <result> <calls> <frame> <window> <guard>
-/// <latency samples>`.
-pub fn ports_partition_main(args: &[String]) -> i32 {
-    let Some(path) = args.get(1).map(PathBuf::from) else {
-        eprintln!("__bench-ports-partition: no result path");
-        return 2;
+/// A partition of `bench ports` ([`PortsPartitionArgs`]), run by the partition manager: `P`
+/// ([`PortsRole::Services`]) or `L` ([`PortsRole::Latency`]). A set-up error is written to the
+/// result file too.
+pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
+    let args = PortsPartitionArgs::parse(words)?;
+    let r = match args.role {
+        PortsRole::Services => services(&args),
+        PortsRole::Latency => latency(&args),
     };
-    let r = match args.first().map(String::as_str) {
-        Some("svc") => services(args),
-        Some("lat") => latency(args),
-        _ => Err("unknown role".into()),
-    };
-    match r {
+    let e = match r {
         Ok(never) => match never {},
-        Err(e) => {
-            write(
-                &path,
-                &WireResult {
-                    error: Some(e.clone()),
-                    ..WireResult::default()
-                },
-            );
-            eprintln!("__bench-ports-partition: {e}");
-            1
-        }
-    }
+        Err(e) => e,
+    };
+    write(
+        &args.result,
+        &PortsResult {
+            error: Some(e.to_string()),
+            ..PortsResult::default()
+        },
+    );
+    Err(e)
 }
 
-fn process(name: &str, period: i64, body: impl Fn() + Send + Sync + 'static) -> Result<(), String> {
+fn process(
+    name: &str,
+    period: i64,
+    body: impl Fn() + Send + Sync + 'static,
+) -> Result<(), PartitionError> {
     let attrs = apex::process::ProcessAttributes {
         name: apex::name(name),
         entry: 0,
@@ -93,23 +96,20 @@ fn process(name: &str, period: i64, body: impl Fn() + Send + Sync + 'static) -> 
         deadline: apex::process::DeadlineType::Soft,
     };
     let pid = apex::process::create_process(&attrs, body)
-        .map_err(|e| format!("CREATE_PROCESS: {e:?}"))?;
-    apex::process::start(pid).map_err(|e| format!("START: {e:?}"))
+        .map_err(PartitionError::apex("CREATE_PROCESS"))?;
+    apex::process::start(pid).map_err(PartitionError::apex("START"))
 }
 
-fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
-    let path = PathBuf::from(&args[1]);
-    let n: usize = arg(args, 2, "calls")?;
-    let frame: i64 = arg(args, 3, "frame")?;
-    let window: i64 = arg(args, 4, "window")?;
-    let guard: i64 = arg(args, 5, "guard")?;
+fn services(args: &PortsPartitionArgs) -> Result<std::convert::Infallible, PartitionError> {
+    let n = args.calls;
+    let (frame, window) = (args.major_frame_ns, args.window_ns);
     let g = Guard {
         frame,
-        lo: guard,
-        hi: window - guard,
+        lo: args.edge_guard_ns,
+        hi: window - args.edge_guard_ns,
     };
-    let e = |what: &'static str| move |e: ReturnCode| format!("{what}: {e:?}");
-    let mut res = WireResult::default();
+    let e = PartitionError::apex;
+    let mut res = PortsResult::default();
     crate::settle_clock();
     // The timing pair.
     let mut v = Vec::with_capacity(n);
@@ -127,21 +127,21 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
     for &size in SIZES {
         let msg: Vec<u8> = (0..size).map(|i| i as u8).collect();
         let s_out = apex::inter::sampling::create_sampling_port(
-            &apex::name(&format!("S{size}_OUT")),
+            &apex::name(&sampling_port(size, End::Out)),
             size,
             PortDirection::Source,
             0,
         )
         .map_err(e("CREATE_SAMPLING_PORT source"))?;
         let s_in = apex::inter::sampling::create_sampling_port(
-            &apex::name(&format!("S{size}_IN")),
+            &apex::name(&sampling_port(size, End::In)),
             size,
             PortDirection::Destination,
             0,
         )
         .map_err(e("CREATE_SAMPLING_PORT destination"))?;
         let q_out = apex::inter::queuing::create_queuing_port(
-            &apex::name(&format!("Q{size}_OUT")),
+            &apex::name(&queuing_port(size, End::Out)),
             size,
             QUEUE_DEPTH,
             PortDirection::Source,
@@ -149,14 +149,14 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         )
         .map_err(e("CREATE_QUEUING_PORT source"))?;
         let q_in = apex::inter::queuing::create_queuing_port(
-            &apex::name(&format!("Q{size}_IN")),
+            &apex::name(&queuing_port(size, End::In)),
             size,
             QUEUE_DEPTH,
             PortDirection::Destination,
             QueuingDiscipline::Fifo,
         )
         .map_err(e("CREATE_QUEUING_PORT destination"))?;
-        let floor = partita_sys::port::RawArea::create(size).map_err(|e| e.to_string())?;
+        let floor = partita_sys::port::RawArea::create(size)?;
         // The sampling slot protocol alone, on a private memfd: what the services add is the
         // identifier check, the time stamp and the partition-private lock.
         let slots = partita_sys::port::create_memfd(
@@ -164,8 +164,7 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
             partita_sys::port::sampling_len(size),
             None,
         )
-        .and_then(|m| partita_sys::port::Sampling::new(m, size))
-        .map_err(|e| e.to_string())?;
+        .and_then(|m| partita_sys::port::Sampling::new(m, size))?;
         slots.init();
         // The slot protocol with the cheapest clock at all (one timer tick of resolution): what
         // the sampling services could cost with tick-resolution time stamps, which Partita
@@ -310,7 +309,7 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
             }
         }
         for ((op, mut v, dropped, errors), mut b) in rows.into_iter().zip(batched) {
-            res.rows.push(WireRow {
+            res.rows.push(PortRow {
                 op: op.to_string(),
                 size,
                 figures: Figures::of(&mut v),
@@ -321,14 +320,14 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         }
     }
     let lat_out = apex::inter::queuing::create_queuing_port(
-        &apex::name("LAT_OUT"),
-        16,
-        8,
+        &apex::name(LATENCY_SOURCE),
+        LATENCY_MESSAGE_SIZE,
+        LATENCY_DEPTH,
         PortDirection::Source,
         QueuingDiscipline::Fifo,
     )
-    .map_err(e("CREATE_QUEUING_PORT LAT_OUT"))?;
-    write(&path, &res);
+    .map_err(e("CREATE_QUEUING_PORT (latency source)"))?;
+    write(&args.result, &res);
     // Latency: one message 150 us before the end of each window.
     let lead: i64 = 150_000;
     process("sender", frame, move || loop {
@@ -341,27 +340,28 @@ fn services(args: &[String]) -> Result<std::convert::Infallible, String> {
         let _ = apex::inter::queuing::send_queuing_message(lat_out, &t.to_le_bytes()[..], 0);
     })?;
     apex::partition::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
-    Err("SET_PARTITION_MODE(NORMAL) returned".into())
+    Err(PartitionError::NormalReturned)
 }
 
-fn latency(args: &[String]) -> Result<std::convert::Infallible, String> {
-    let path = PathBuf::from(&args[1]);
-    let frame: i64 = arg(args, 3, "frame")?;
-    let offset: i64 = arg(args, 4, "window")?;
-    let samples: usize = arg(args, 6, "latency samples")?;
-    let e = |what: &'static str| move |e: ReturnCode| format!("{what}: {e:?}");
+fn latency(args: &PortsPartitionArgs) -> Result<std::convert::Infallible, PartitionError> {
+    let path = args.result.clone();
+    let frame = args.major_frame_ns;
+    // `L`'s window follows `P`'s.
+    let offset = args.window_ns;
+    let samples = args.latency_samples;
+    let e = PartitionError::apex;
     let lat_in = apex::inter::queuing::create_queuing_port(
-        &apex::name("LAT_IN"),
-        16,
-        8,
+        &apex::name(LATENCY_DESTINATION),
+        LATENCY_MESSAGE_SIZE,
+        LATENCY_DEPTH,
         PortDirection::Destination,
         QueuingDiscipline::Fifo,
     )
-    .map_err(e("CREATE_QUEUING_PORT LAT_IN"))?;
+    .map_err(e("CREATE_QUEUING_PORT (latency destination)"))?;
     process("receiver", apex::INFINITE_TIME_VALUE, move || {
         let mut e2e = Vec::with_capacity(samples);
         let mut after = Vec::with_capacity(samples);
-        let mut buf = [0u8; 16];
+        let mut buf = [0u8; LATENCY_MESSAGE_SIZE];
         while e2e.len() < samples {
             if apex::inter::queuing::receive_queuing_message(
                 lat_in,
@@ -377,13 +377,13 @@ fn latency(args: &[String]) -> Result<std::convert::Infallible, String> {
             e2e.push(t - sent);
             after.push(t - (t / frame * frame + offset));
         }
-        let r = WireResult {
+        let r = PortsResult {
             latency: Some((Figures::of(&mut e2e), Figures::of(&mut after))),
-            ..WireResult::default()
+            ..PortsResult::default()
         };
         write(&path, &r);
         let _ = apex::process::stop_self();
     })?;
     apex::partition::set_partition_mode(OperatingMode::Normal).map_err(e("SET_PARTITION_MODE"))?;
-    Err("SET_PARTITION_MODE(NORMAL) returned".into())
+    Err(PartitionError::NormalReturned)
 }

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The command lines of the benchmark executables: the bench builds them with `to_args`, the
+//! executable reads them back with `parse` (the words after its own name).
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// A command line a benchmark executable cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    /// Too few words.
+    #[error("argument {index} ({what}) is missing")]
+    Missing {
+        /// Position, from 0 after the executable's name.
+        index: usize,
+        /// What it should hold.
+        what: &'static str,
+    },
+    /// A word that does not parse.
+    #[error("argument {index} ({what}) is not valid: {value:?}")]
+    Invalid {
+        /// Position, from 0 after the executable's name.
+        index: usize,
+        /// What it should hold.
+        what: &'static str,
+        /// The word.
+        value: String,
+    },
+}
+
+/// Reads positional words in order.
+struct Words<'a> {
+    words: &'a [String],
+    next: usize,
+}
+
+impl<'a> Words<'a> {
+    fn new(words: &'a [String]) -> Self {
+        Words { words, next: 0 }
+    }
+
+    fn take<T: FromStr>(&mut self, what: &'static str) -> Result<T, ArgsError> {
+        let index = self.next;
+        self.next += 1;
+        let w = self
+            .words
+            .get(index)
+            .ok_or(ArgsError::Missing { index, what })?;
+        w.parse().map_err(|_| ArgsError::Invalid {
+            index,
+            what,
+            value: w.clone(),
+        })
+    }
+
+    fn flag(&mut self, what: &'static str) -> Result<bool, ArgsError> {
+        let index = self.next;
+        match self.take::<u8>(what)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(ArgsError::Invalid {
+                index,
+                what,
+                value: v.to_string(),
+            }),
+        }
+    }
+}
+
+fn word(v: impl ToString) -> String {
+    v.to_string()
+}
+
+fn flag(v: bool) -> String {
+    word(u8::from(v))
+}
+
+/// A path as a word (the bench's paths are its own ASCII names under `/dev/shm`).
+fn path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// `partita-bench-switch-partition LOG SLOT PROCESSES RELEASE_DELAY_NS THRESHOLD_NS
+/// WORKAROUND`: one APEX partition of `bench switch`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchPartitionArgs {
+    /// The gap log ([`crate::gap_log`]).
+    pub log: PathBuf,
+    /// This partition's slot in it.
+    pub slot: usize,
+    /// APEX processes: `processes - 1` periodic ones and the spinner.
+    pub processes: u32,
+    /// Release of the periodic processes after each period start, ns.
+    pub release_delay_ns: i64,
+    /// Gaps longer than this are logged, ns.
+    pub gap_threshold_ns: i64,
+    /// The spinner first sleeps 1 ms outside APEX, so that the main thread becomes the APEX
+    /// timer thread before a process that never blocks runs.
+    pub timer_workaround: bool,
+}
+
+impl SwitchPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            path(&self.log),
+            word(self.slot),
+            word(self.processes),
+            word(self.release_delay_ns),
+            word(self.gap_threshold_ns),
+            flag(self.timer_workaround),
+        ]
+    }
+
+    /// Reads [`SwitchPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(SwitchPartitionArgs {
+            log: w.take("log file")?,
+            slot: w.take("slot")?,
+            processes: w.take("processes")?,
+            release_delay_ns: w.take("release delay")?,
+            gap_threshold_ns: w.take("gap threshold")?,
+            timer_workaround: w.flag("timer workaround")?,
+        })
+    }
+}
+
+/// `partita-bench-spinner LOG SLOT THRESHOLD_NS PRIORITY`: a plain process of the bare kernel
+/// mechanism of `bench switch`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpinnerArgs {
+    /// The gap log ([`crate::gap_log`]).
+    pub log: PathBuf,
+    /// This spinner's slot in it.
+    pub slot: usize,
+    /// Gaps longer than this are logged, ns.
+    pub gap_threshold_ns: i64,
+    /// `SCHED_FIFO` priority to run at (the manager's priority of running partitions).
+    pub priority: i32,
+}
+
+impl SpinnerArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            path(&self.log),
+            word(self.slot),
+            word(self.gap_threshold_ns),
+            word(self.priority),
+        ]
+    }
+
+    /// Reads [`SpinnerArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(SpinnerArgs {
+            log: w.take("log file")?,
+            slot: w.take("slot")?,
+            gap_threshold_ns: w.take("gap threshold")?,
+            priority: w.take("priority")?,
+        })
+    }
+}
+
+/// `partita-bench-apex-partition RESULT CALLS MAJOR_FRAME_NS WINDOW_NS SPIN_MARGIN_NS
+/// GUARD_NS`: the partition of `bench apex`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApexPartitionArgs {
+    /// The result file ([`crate::apex::ApexResult`]).
+    pub result: PathBuf,
+    /// Calls per service and hand-offs per kind.
+    pub calls: usize,
+    /// Major frame, ns.
+    pub major_frame_ns: i64,
+    /// The partition's window (offset 0), ns.
+    pub window_ns: i64,
+    /// The manager's spin margin, ns.
+    pub spin_margin_ns: i64,
+    /// Samples closer than this to a window edge are dropped, ns.
+    pub edge_guard_ns: i64,
+}
+
+impl ApexPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            path(&self.result),
+            word(self.calls),
+            word(self.major_frame_ns),
+            word(self.window_ns),
+            word(self.spin_margin_ns),
+            word(self.edge_guard_ns),
+        ]
+    }
+
+    /// Reads [`ApexPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(ApexPartitionArgs {
+            result: w.take("result file")?,
+            calls: w.take("calls")?,
+            major_frame_ns: w.take("major frame")?,
+            window_ns: w.take("window")?,
+            spin_margin_ns: w.take("spin margin")?,
+            edge_guard_ns: w.take("edge guard")?,
+        })
+    }
+}
+
+/// The two partitions of `bench ports`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortsRole {
+    /// `P`: times the port services, then sends one message per window.
+    Services,
+    /// `L`: receives those messages and measures their latency.
+    Latency,
+}
+
+impl std::fmt::Display for PortsRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PortsRole::Services => "svc",
+            PortsRole::Latency => "lat",
+        })
+    }
+}
+
+impl FromStr for PortsRole {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "svc" => Ok(PortsRole::Services),
+            "lat" => Ok(PortsRole::Latency),
+            _ => Err(()),
+        }
+    }
+}
+
+/// `partita-bench-ports-partition ROLE RESULT CALLS MAJOR_FRAME_NS WINDOW_NS GUARD_NS
+/// SAMPLES`: a partition of `bench ports`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PortsPartitionArgs {
+    /// Which of the two.
+    pub role: PortsRole,
+    /// The result file ([`crate::ports::PortsResult`]).
+    pub result: PathBuf,
+    /// Calls per operation and size.
+    pub calls: usize,
+    /// Major frame, ns.
+    pub major_frame_ns: i64,
+    /// Window of each partition (`P` at offset 0, `L` right after it), ns.
+    pub window_ns: i64,
+    /// Samples closer than this to a window edge are dropped, ns.
+    pub edge_guard_ns: i64,
+    /// Latency samples `L` takes.
+    pub latency_samples: usize,
+}
+
+impl PortsPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            word(self.role),
+            path(&self.result),
+            word(self.calls),
+            word(self.major_frame_ns),
+            word(self.window_ns),
+            word(self.edge_guard_ns),
+            word(self.latency_samples),
+        ]
+    }
+
+    /// Reads [`PortsPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(PortsPartitionArgs {
+            role: w.take("role (svc or lat)")?,
+            result: w.take("result file")?,
+            calls: w.take("calls")?,
+            major_frame_ns: w.take("major frame")?,
+            window_ns: w.take("window")?,
+            edge_guard_ns: w.take("edge guard")?,
+            latency_samples: w.take("latency samples")?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(v: Vec<String>) -> Vec<String> {
+        v
+    }
+
+    #[test]
+    fn every_command_line_reads_back() {
+        let s = SwitchPartitionArgs {
+            log: "/dev/shm/log".into(),
+            slot: 1,
+            processes: 64,
+            release_delay_ns: 200_000,
+            gap_threshold_ns: 3_000,
+            timer_workaround: true,
+        };
+        assert_eq!(SwitchPartitionArgs::parse(&words(s.to_args())), Ok(s));
+        let s = SpinnerArgs {
+            log: "/dev/shm/log".into(),
+            slot: 0,
+            gap_threshold_ns: 3_000,
+            priority: 80,
+        };
+        assert_eq!(SpinnerArgs::parse(&words(s.to_args())), Ok(s));
+        let a = ApexPartitionArgs {
+            result: "/dev/shm/r.json".into(),
+            calls: 10_000,
+            major_frame_ns: 10_000_000,
+            window_ns: 9_000_000,
+            spin_margin_ns: 50_000,
+            edge_guard_ns: 20_000,
+        };
+        assert_eq!(ApexPartitionArgs::parse(&words(a.to_args())), Ok(a));
+        for role in [PortsRole::Services, PortsRole::Latency] {
+            let p = PortsPartitionArgs {
+                role,
+                result: "/dev/shm/p.json".into(),
+                calls: 100,
+                major_frame_ns: 10_000_000,
+                window_ns: 4_000_000,
+                edge_guard_ns: 20_000,
+                latency_samples: 7,
+            };
+            assert_eq!(PortsPartitionArgs::parse(&words(p.to_args())), Ok(p));
+        }
+    }
+
+    #[test]
+    fn bad_command_lines_say_which_word() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            SpinnerArgs::parse(&w(&["/dev/shm/log", "0", "3000"])),
+            Err(ArgsError::Missing {
+                index: 3,
+                what: "priority"
+            })
+        );
+        assert_eq!(
+            SwitchPartitionArgs::parse(&w(&["l", "x", "1", "2", "3", "0"])),
+            Err(ArgsError::Invalid {
+                index: 1,
+                what: "slot",
+                value: "x".into()
+            })
+        );
+        assert_eq!(
+            SwitchPartitionArgs::parse(&w(&["l", "0", "1", "2", "3", "2"])),
+            Err(ArgsError::Invalid {
+                index: 5,
+                what: "timer workaround",
+                value: "2".into()
+            })
+        );
+        assert!(matches!(
+            PortsPartitionArgs::parse(&w(&["both", "r", "1", "1", "1", "1", "1"])),
+            Err(ArgsError::Invalid { index: 0, .. })
+        ));
+    }
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `partita bench switch|apex|ports`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
+//! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
+
+use crate::exit::ExitStatus;
+use partita_bench::{BenchError, Report};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Progress lines of a running benchmark.
+fn progress(line: &str) {
+    eprintln!("bench: {line}");
+}
+
+/// Runs `bench` and reports it: success, a file error when the JSON could not be written, or
+/// cannot-run when the benchmark could not run.
+fn report<R: Report>(
+    json: Option<PathBuf>,
+    bench: impl FnOnce(Arc<AtomicBool>, fn(&str)) -> Result<R, BenchError>,
+) -> ExitStatus {
+    let report = match partita_bench::with_stop_signals(|stop| bench(stop, progress)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita bench {}: {e}", R::BENCH);
+            return ExitStatus::CannotRun;
+        }
+    };
+    print!("{}", report.render());
+    let path = json.unwrap_or_else(|| partita_bench::default_json_path(R::BENCH));
+    if let Err(e) = partita_bench::write_json(&report, &path) {
+        eprintln!("partita bench {}: {e}", R::BENCH);
+        return ExitStatus::FileError;
+    }
+    println!("figures written to {}", path.display());
+    ExitStatus::Success
+}
+
+/// `partita bench switch`.
+pub fn switch(opts: &partita_bench::SwitchOptions, json: Option<PathBuf>) -> ExitStatus {
+    report(json, |stop, p| partita_bench::run_switch(opts, stop, p))
+}
+
+/// `partita bench apex`.
+pub fn apex(opts: &partita_bench::ApexOptions, json: Option<PathBuf>) -> ExitStatus {
+    report(json, |stop, p| partita_bench::run_apex(opts, stop, p))
+}
+
+/// `partita bench ports`.
+pub fn ports(opts: &partita_bench::PortsOptions, json: Option<PathBuf>) -> ExitStatus {
+    report(json, |stop, p| partita_bench::run_ports(opts, stop, p))
+}
