@@ -4,7 +4,6 @@
 
 use crate::ManagerError;
 use partita_sys::cgroup::Cgroup;
-use partita_sys::proc::ExitKind;
 use partita_sys::spawn::Confinement;
 
 /// Tasks (processes and threads) a partition may have: room for every APEX process, its
@@ -88,28 +87,6 @@ pub(crate) fn oom_kills(groups: &[Cgroup]) -> u64 {
                 .and_then(|v| v.trim().parse().ok())
         })
         .unwrap_or(0)
-}
-
-/// The health-monitor error a partition's death stands for, if any: a forbidden system call
-/// (SIGSYS from the seccomp filter), a memory or arithmetic fault not handled by its
-/// runtime, or the memory limit (a SIGKILL by the OOM killer of its memory cgroup).
-pub(crate) fn death_error(how: ExitKind, oom_kills: u64) -> Option<&'static str> {
-    match how {
-        ExitKind::Signaled(s) if s == partita_sys::proc::SIGSYS => {
-            Some("ILLEGAL_REQUEST (a forbidden system call)")
-        }
-        ExitKind::Signaled(s)
-            if s == partita_sys::proc::SIGSEGV || s == partita_sys::proc::SIGBUS =>
-        {
-            Some("MEMORY_VIOLATION")
-        }
-        ExitKind::Signaled(s) if s == partita_sys::proc::SIGFPE => Some("NUMERIC_ERROR"),
-        ExitKind::Signaled(s) if s == partita_sys::proc::SIGILL => Some("HARDWARE_FAULT"),
-        ExitKind::Signaled(s) if s == partita_sys::proc::SIGKILL && oom_kills > 0 => {
-            Some("MEMORY_VIOLATION (memory limit exceeded)")
-        }
-        _ => None,
-    }
 }
 
 /// The real-time priority of thread `tid` (host pid namespace), from `/proc/<tid>/stat`.
@@ -232,24 +209,5 @@ mod tests {
         // This test thread runs in SCHED_OTHER: real-time priority 0.
         assert_eq!(rt_priority(partita_sys::sched::gettid()), Some(0));
         assert_eq!(rt_priority(-5), None);
-    }
-
-    #[test]
-    fn deaths_map_to_errors() {
-        use partita_sys::proc::*;
-        assert_eq!(
-            death_error(ExitKind::Signaled(SIGSYS), 0),
-            Some("ILLEGAL_REQUEST (a forbidden system call)")
-        );
-        assert_eq!(
-            death_error(ExitKind::Signaled(SIGSEGV), 0),
-            Some("MEMORY_VIOLATION")
-        );
-        assert_eq!(death_error(ExitKind::Signaled(SIGKILL), 0), None);
-        assert_eq!(
-            death_error(ExitKind::Signaled(SIGKILL), 1),
-            Some("MEMORY_VIOLATION (memory limit exceeded)")
-        );
-        assert_eq!(death_error(ExitKind::Exited(0), 3), None);
     }
 }

@@ -382,7 +382,7 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                     d.life = Life::Dead;
                     d.exit = Some(how.to_string());
                     drop(d);
-                    let error = crate::isolation::death_error(how, p.oom_kills())
+                    let error = hm::death_note(how, p.oom_kills())
                         .map(|e| format!(": {e}"))
                         .unwrap_or_default();
                     output.event(&format!("partition {} {how}{error}", p.spec().name));

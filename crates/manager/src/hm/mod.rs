@@ -21,6 +21,7 @@ use crate::partition::{Life, Partition};
 use logbook::{Action, Detection, LogRecord, LogStatus, Logbook, LOG_FORMAT_VERSION};
 use partita_abi::{OperatingMode, StartCondition, ERROR_HANDLER_PROCESS_ID, MAIN_PROCESS_ID};
 use partita_config::model::{ErrorCode, HmTables, ModuleAction, PartitionAction};
+use partita_sys::proc::ExitKind;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -368,29 +369,57 @@ pub(crate) fn state_of(hm: &Hm, p: &Partition, process: Option<i32>) -> SystemSt
     }
 }
 
-/// Classifies the end of a partition's Linux process: (code, description).
+/// Classifies the end of a partition's Linux process.
 /// SIGSEGV/SIGBUS → MEMORY_VIOLATION, SIGFPE → NUMERIC_ERROR, SIGILL → HARDWARE_FAULT,
 /// SIGSYS (a forbidden system call under the seccomp filter) → ILLEGAL_REQUEST, an exit
 /// status → APPLICATION_ERROR (the application ended itself), any other signal (SIGKILL from
 /// outside, SIGABRT, ...) → HARDWARE_FAULT.
-pub(crate) fn classify_exit(how: partita_sys::proc::ExitKind) -> ErrorCode {
-    use partita_sys::proc::ExitKind;
-    match how {
-        ExitKind::Exited(_) => ErrorCode::ApplicationError,
-        ExitKind::Signaled(s) => match s {
-            11 | 7 => ErrorCode::MemoryViolation,
-            8 => ErrorCode::NumericError,
-            4 => ErrorCode::HardwareFault,
-            31 => ErrorCode::IllegalRequest,
-            _ => ErrorCode::HardwareFault,
-        },
+pub(crate) fn classify_exit(how: ExitKind) -> ErrorCode {
+    match fault(how) {
+        Some(code) => code,
+        None if matches!(how, ExitKind::Exited(_)) => ErrorCode::ApplicationError,
+        None => ErrorCode::HardwareFault,
     }
+}
+
+/// The error a fault signal names by itself (none for an exit or a signal sent from
+/// outside).
+fn fault(how: ExitKind) -> Option<ErrorCode> {
+    use partita_sys::proc::{SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGSYS};
+    let ExitKind::Signaled(s) = how else {
+        return None;
+    };
+    match s {
+        _ if s == SIGSEGV || s == SIGBUS => Some(ErrorCode::MemoryViolation),
+        _ if s == SIGFPE => Some(ErrorCode::NumericError),
+        _ if s == SIGILL => Some(ErrorCode::HardwareFault),
+        _ if s == SIGSYS => Some(ErrorCode::IllegalRequest),
+        _ => None,
+    }
+}
+
+/// What the module log adds to the death of a partition's process: the error its signal
+/// names, or MEMORY_VIOLATION for a SIGKILL while its memory cgroup counts `oom_kills`
+/// (none for an exit or another signal).
+pub(crate) fn death_note(how: ExitKind, oom_kills: u64) -> Option<String> {
+    let memory_limit = how == ExitKind::Signaled(partita_sys::proc::SIGKILL) && oom_kills > 0;
+    if memory_limit {
+        return Some(format!(
+            "{} (memory limit exceeded)",
+            ErrorCode::MemoryViolation.name()
+        ));
+    }
+    let code = fault(how)?;
+    Some(if code == ErrorCode::IllegalRequest {
+        format!("{} (a forbidden system call)", code.name())
+    } else {
+        code.name().to_string()
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use partita_sys::proc::ExitKind;
 
     #[test]
     fn partition_actions() {
@@ -465,5 +494,24 @@ mod tests {
             classify_exit(ExitKind::Exited(3)),
             ErrorCode::ApplicationError
         );
+    }
+
+    #[test]
+    fn deaths_map_to_notes() {
+        use partita_sys::proc::{SIGKILL, SIGSEGV, SIGSYS};
+        assert_eq!(
+            death_note(ExitKind::Signaled(SIGSYS), 0).as_deref(),
+            Some("ILLEGAL_REQUEST (a forbidden system call)")
+        );
+        assert_eq!(
+            death_note(ExitKind::Signaled(SIGSEGV), 0).as_deref(),
+            Some("MEMORY_VIOLATION")
+        );
+        assert_eq!(death_note(ExitKind::Signaled(SIGKILL), 0), None);
+        assert_eq!(
+            death_note(ExitKind::Signaled(SIGKILL), 1).as_deref(),
+            Some("MEMORY_VIOLATION (memory limit exceeded)")
+        );
+        assert_eq!(death_note(ExitKind::Exited(0), 3), None);
     }
 }
