@@ -24,15 +24,25 @@ pub fn requested() -> Option<String> {
         .filter(|f| !f.is_empty() && f != "main")
 }
 
-/// The address of the requested entry function, or a message saying why it cannot be started.
-pub fn find(name: &str) -> Result<usize, String> {
-    let c = CString::new(name).map_err(|_| format!("entry function {name:?} contains a NUL"))?;
-    partita_sys::symbol::exported_function(&c).ok_or_else(|| {
-        format!(
-            "entry function \"{name}\" (EntryPoint) is not exported by the executable: \
-             define it as a non-static function and link with `partita cc` (-rdynamic)"
-        )
-    })
+/// Why the requested entry function cannot be started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// The name cannot be a symbol name.
+    #[error("entry function {0:?} contains a NUL")]
+    Nul(String),
+    /// The executable does not export a function of that name.
+    #[error(
+        "entry function \"{0}\" (EntryPoint) is not exported by the executable: \
+         define it as a non-static function and link with `partita cc` (-rdynamic)"
+    )]
+    NotExported(String),
+}
+
+/// The address of the requested entry function.
+pub fn find(name: &str) -> Result<usize, EntryError> {
+    let c = CString::new(name).map_err(|_| EntryError::Nul(name.to_string()))?;
+    partita_sys::symbol::exported_function(&c)
+        .ok_or_else(|| EntryError::NotExported(name.to_string()))
 }
 
 /// Reports an entry function that cannot be started (on the report channel as a partition

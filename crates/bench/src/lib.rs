@@ -35,7 +35,7 @@ pub use apex::{
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
 pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
-pub use soak::{cli_soak, render_soak, run_soak, SoakOptions, SoakReport};
+pub use soak::{render_soak, run_soak, write_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
 pub use switch::{run_switch, Check, Machine, PlanInfo, Section, SwitchOptions, SwitchReport};
 
@@ -115,6 +115,12 @@ pub enum BenchError {
     /// Stopped by SIGINT/SIGTERM.
     #[error("interrupted")]
     Interrupted,
+    /// The soak's `partita run` could not be started or watched.
+    #[error("the soak run: {0}")]
+    Soak(#[source] std::io::Error),
+    /// The soak's run ended before its first sample (the warm-up).
+    #[error("no sample taken (the run ended before the warm-up)")]
+    NoSample,
 }
 
 fn stderr_tail(lines: &[String]) -> String {

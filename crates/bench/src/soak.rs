@@ -7,9 +7,10 @@
 //! its planned instant, which is counted from the module epoch, so any accumulated drift shows
 //! there). Writes `soak.json` and `soak.md` into the output directory (`docs/soak.md`).
 
+use crate::BenchError;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -235,8 +236,17 @@ fn core_figures(report: &serde_json::Value) -> Vec<CoreFigures> {
         .collect()
 }
 
-/// Runs the soak. `progress` receives one line per sample.
-pub fn run_soak(o: &SoakOptions, progress: impl Fn(&str)) -> std::io::Result<SoakReport> {
+/// Runs the soak. `progress` receives one line per sample. A soak that could not start or
+/// watch its run, or took no sample (the run ended before the warm-up), is an error.
+pub fn run_soak(o: &SoakOptions, progress: impl Fn(&str)) -> Result<SoakReport, BenchError> {
+    let r = soak(o, progress).map_err(BenchError::Soak)?;
+    if r.samples.is_empty() {
+        return Err(BenchError::NoSample);
+    }
+    Ok(r)
+}
+
+fn soak(o: &SoakOptions, progress: impl Fn(&str)) -> std::io::Result<SoakReport> {
     std::fs::create_dir_all(&o.out_dir)?;
     let run_json = o.out_dir.join("run.json");
     let log = std::fs::File::create(o.out_dir.join("run.log"))?;
@@ -323,37 +333,13 @@ pub fn render_soak(r: &SoakReport) -> String {
     s
 }
 
-/// `partita bench soak`: runs, writes `soak.json` and `soak.md`, prints the summary. Exit
-/// code 0, 4 when the run could not be started or sampled, 5 when `partita run` failed.
-pub fn cli_soak(o: &SoakOptions) -> u8 {
-    let r = match run_soak(o, |l| eprintln!("soak: {l}")) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("partita bench soak: {e}");
-            return 4;
-        }
-    };
-    let md = render_soak(&r);
-    let write = |name: &str, text: String| {
-        let p: PathBuf = o.out_dir.join(name);
-        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let json = serde_json::to_string_pretty(&r).unwrap_or_default();
-    if let Err(e) = write("soak.json", json).and_then(|()| write("soak.md", md.clone())) {
-        eprintln!("partita bench soak: {e}");
-        return 4;
+/// Writes `soak.json` and `soak.md` into the output directory.
+pub fn write_soak(o: &SoakOptions, r: &SoakReport) -> Result<(), BenchError> {
+    let json = serde_json::to_string_pretty(r).map_err(std::io::Error::from);
+    for (name, text) in [("soak.json", json), ("soak.md", Ok(render_soak(r)))] {
+        let path = o.out_dir.join(name);
+        text.and_then(|t| std::fs::write(&path, t))
+            .map_err(|source| BenchError::Io { path, source })?;
     }
-    print!("{md}");
-    println!(
-        "\nwrote {}",
-        Path::new(&o.out_dir).join("soak.{json,md}").display()
-    );
-    match (r.samples.is_empty(), r.exit_code) {
-        (true, _) => {
-            eprintln!("partita bench soak: no sample taken (the run ended before the warm-up)");
-            4
-        }
-        (false, Some(0)) => 0,
-        _ => 5,
-    }
+    Ok(())
 }

@@ -50,3 +50,27 @@ pub fn apex(opts: &partita_bench::ApexOptions, json: Option<PathBuf>) -> ExitSta
 pub fn ports(opts: &partita_bench::PortsOptions, json: Option<PathBuf>) -> ExitStatus {
     report(json, |stop, p| partita_bench::run_ports(opts, stop, p))
 }
+
+/// `partita bench soak`: runs, writes `soak.json` and `soak.md`, prints the summary. The run
+/// itself failing (`partita run` ending with another status than 0, or killed) is a partition
+/// failure.
+pub fn soak(opts: &partita_bench::SoakOptions) -> ExitStatus {
+    let r = match partita_bench::run_soak(opts, |l| eprintln!("soak: {l}")) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita bench soak: {e}");
+            return ExitStatus::CannotRun;
+        }
+    };
+    if let Err(e) = partita_bench::write_soak(opts, &r) {
+        eprintln!("partita bench soak: {e}");
+        return ExitStatus::FileError;
+    }
+    print!("{}", partita_bench::render_soak(&r));
+    println!("\nwrote {}", opts.out_dir.join("soak.{json,md}").display());
+    if r.exit_code == Some(0) {
+        ExitStatus::Success
+    } else {
+        ExitStatus::PartitionFailure
+    }
+}

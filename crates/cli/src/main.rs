@@ -605,17 +605,12 @@ fn soak(
         }
     };
     let out = out.unwrap_or_else(|| partita_bench::default_json_path("soak").with_extension(""));
-    bench_status(partita_bench::cli_soak(&partita_bench::SoakOptions {
+    bench::soak(&partita_bench::SoakOptions {
         partita,
         module,
         duration,
         interval,
         warm_up: interval.min(Duration::from_secs(5)),
         out_dir: out,
-    }))
-}
-
-/// The status of a `partita bench` command (the bench crate reports success, 3 or 4).
-fn bench_status(code: u8) -> ExitStatus {
-    ExitStatus::from_code(code).unwrap_or(ExitStatus::CannotRun)
+    })
 }

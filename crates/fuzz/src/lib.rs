@@ -330,37 +330,62 @@ pub fn input(seed: u64, index: u64, corpus: &Corpus) -> (Target, Vec<u8>) {
     (Target::Config, b)
 }
 
+/// An invariant of the front end or the plan file format that an input broke.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Broken {
+    /// The checker produced a plan and errors, or neither.
+    #[error("a plan exactly when there is no error")]
+    PlanWithErrors,
+    /// A diagnostic points at line or column 0.
+    #[error("diagnostic without a position: {0}")]
+    DiagnosticWithoutPosition(String),
+    /// A plan could not be written in the plan file format.
+    #[error("plan_to_bytes: {0}")]
+    PlanNotWritten(String),
+    /// A compiled plan read back from its file differs.
+    #[error("the plan changes through its file format")]
+    CompiledPlanChanged,
+    /// A compiled plan's file is refused by the loader.
+    #[error("a compiled plan is refused by read_plan: {0}")]
+    CompiledPlanRefused(String),
+    /// A plan file the loader accepted does not read back the same once written again.
+    #[error("an accepted plan does not survive its file format")]
+    AcceptedPlanChanged,
+}
+
 /// Runs one input through its target: whether the target accepted it (a compiled plan, an
-/// accepted plan file), or `Err` naming a broken invariant.
-pub fn exercise(target: Target, bytes: &[u8]) -> Result<bool, String> {
+/// accepted plan file), or the invariant it broke.
+pub fn exercise(target: Target, bytes: &[u8]) -> Result<bool, Broken> {
     match target {
         Target::Config => {
             let outcome = check_bytes(bytes, "fuzz/module.xml", &NO_EXECUTABLES);
             if outcome.plan.is_some() == outcome.has_errors() {
-                return Err("a plan exactly when there is no error".into());
+                return Err(Broken::PlanWithErrors);
             }
             if let Some(d) = outcome
                 .diagnostics
                 .iter()
                 .find(|d| d.line == 0 || d.column == 0)
             {
-                return Err(format!("diagnostic without a position: {d}"));
+                return Err(Broken::DiagnosticWithoutPosition(d.to_string()));
             }
             if let Some(plan) = &outcome.plan {
-                let file = plan_to_bytes(plan).map_err(|e| format!("plan_to_bytes: {e}"))?;
+                let file =
+                    plan_to_bytes(plan).map_err(|e| Broken::PlanNotWritten(e.to_string()))?;
                 match read_plan(&file) {
                     Ok(back) if &back == plan => {}
-                    Ok(_) => return Err("the plan changes through its file format".into()),
-                    Err(e) => return Err(format!("a compiled plan is refused by read_plan: {e}")),
+                    Ok(_) => return Err(Broken::CompiledPlanChanged),
+                    Err(e) => return Err(Broken::CompiledPlanRefused(e.to_string())),
                 }
             }
             Ok(outcome.plan.is_some())
         }
         Target::Plan => {
             if let Ok(plan) = read_plan(bytes) {
-                let file = plan_to_bytes(&plan).map_err(|e| format!("plan_to_bytes: {e}"))?;
+                let file =
+                    plan_to_bytes(&plan).map_err(|e| Broken::PlanNotWritten(e.to_string()))?;
                 if read_plan(&file).ok().as_ref() != Some(&plan) {
-                    return Err("an accepted plan does not survive its file format".into());
+                    return Err(Broken::AcceptedPlanChanged);
                 }
                 return Ok(true);
             }
@@ -377,11 +402,11 @@ pub enum Verdict {
     /// It panicked (the message).
     Panic(String),
     /// An invariant broke.
-    Invariant(String),
+    Invariant(Broken),
 }
 
 /// Runs `f` under `catch_unwind`, with the panic message as the verdict.
-pub fn guarded(f: impl FnOnce() -> Result<bool, String>) -> Verdict {
+pub fn guarded(f: impl FnOnce() -> Result<bool, Broken>) -> Verdict {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(accepted)) => Verdict::Passed(accepted),
         Ok(Err(why)) => Verdict::Invariant(why),
@@ -575,7 +600,7 @@ pub fn run(c: &Campaign, corpus: &Corpus, meter: &'static AllocMeter) -> Report 
             }
             Verdict::Invariant(m) => {
                 r.invariant_failures += 1;
-                Some(("invariant", m))
+                Some(("invariant", m.to_string()))
             }
             Verdict::Passed(_) if took > c.time_limit => {
                 r.hangs += 1;

@@ -2,7 +2,7 @@
 //! The short fuzz run of the test suite (the long run is in `docs/fuzzing.md`), and the proof
 //! that the harness catches what it is meant to catch.
 
-use partita_fuzz::{exercise, guarded, input, run, Campaign, Corpus, Target, Verdict};
+use partita_fuzz::{exercise, guarded, input, run, Broken, Campaign, Corpus, Target, Verdict};
 use partita_sys::alloc_meter::AllocMeter;
 use std::time::Duration;
 
@@ -67,8 +67,8 @@ fn the_harness_catches_panics_and_broken_invariants() {
         Verdict::Panic("boom 1".into())
     );
     assert_eq!(
-        guarded(|| Err("bad".into())),
-        Verdict::Invariant("bad".into())
+        guarded(|| Err(Broken::CompiledPlanChanged)),
+        Verdict::Invariant(Broken::CompiledPlanChanged)
     );
     // A good module is accepted through the whole pipeline and the plan file round trip.
     let good = std::fs::read(

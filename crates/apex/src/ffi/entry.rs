@@ -66,7 +66,7 @@ extern "C" fn partita_entry_constructor() {
             entry();
             std::process::exit(0);
         }
-        Err(message) => crate::entry::fail(&message),
+        Err(e) => crate::entry::fail(&e.to_string()),
     }
 }
 
