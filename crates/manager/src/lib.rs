@@ -20,13 +20,17 @@
 //!    limits, restarts, schedule switches), and the report.
 //! 2. `run`: the run as one value: what set-up creates, the start of the scheduler threads,
 //!    and the tear-down its drop performs.
-//! 3. `partition`: a partition's life cycle: cgroups and control block, spawn (held by the
-//!    `backend` before its first window), kill and reap; `creation` and `service` are its
-//!    per-partition threads.
+//! 3. `partition`: the one owner of a partition's life cycle: cgroups and control block,
+//!    spawn (held by the `backend` before its first window), kill and reap; `creation` and
+//!    `service` are its per-partition threads. It implements `lifecycle::LifeCycle`, the
+//!    narrow view (name, published mode, status, a requested IDLE or restart) through which
+//!    `hm` and `output` reach a partition without depending on `partition`.
 //! 4. `scheduler` (with `lead` and `msched`): the per-core threads that hold and release the
 //!    partitions at their boundaries, and the switch between module schedules.
 //! 5. `hm`: the health monitor: tables, logbook, actions, the extension-service mailbox.
-//! 6. `output`: partition output, report channel and manager events.
+//! 6. `output`: partition output, report channel and manager events; it gets plain data per
+//!    partition (name, executable, counters, the pipes of each incarnation) and hands runtime
+//!    records to `hm`.
 //! 7. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
 //!    partition's cgroups), `ports` and `bridge` (channels and pseudo-partitions), `traffic`,
 //!    `raise` (the priority broker on a control block), `host`, `stale`, `corelock`,
@@ -40,6 +44,7 @@ pub mod hm;
 mod host;
 mod isolation;
 mod lead;
+mod lifecycle;
 mod msched;
 mod output;
 mod partition;

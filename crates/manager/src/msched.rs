@@ -18,7 +18,8 @@
 //! partitions whose `ScheduleChangeAction` in the new schedule is COLD_START or WARM_START for
 //! a restart, which the supervisor carries out.
 
-use crate::partition::{Life, Partition};
+use crate::lifecycle::Life;
+use crate::partition::Partition;
 use partita_abi::OperatingMode;
 use partita_config::model::{ModuleSchedule, ScheduleChangeAction};
 use partita_config::CompiledPlan;

@@ -7,18 +7,55 @@
 //! than lose output.
 
 use crate::hm::{self, Detected, Hm};
-use crate::partition::{Partition, Pipes};
+use crate::lifecycle::LifeCycle;
 use partita_abi::report::{Body, Record};
 use partita_abi::{DecodeError, ErrorCode};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// Longest line kept in one piece.
 pub(crate) const MAX_LINE: usize = 64 * 1024;
+
+/// Output counters of one partition.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct OutputCounters {
+    pub lines: u64,
+    pub bytes: u64,
+    pub split_lines: u64,
+    pub reports: u64,
+    pub bad_reports: u64,
+}
+
+/// The pipes of one incarnation, handed to the output thread.
+pub(crate) struct Pipes {
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub report: OwnedFd,
+    pub exec_status: OwnedFd,
+}
+
+/// What the output thread knows of one partition.
+pub(crate) struct Target {
+    /// Its name, on the console.
+    pub name: String,
+    /// Its executable, for a failed start.
+    pub executable: PathBuf,
+    /// Its counters (read by the run report).
+    pub counters: Arc<Mutex<OutputCounters>>,
+}
+
+/// The partitions of the run as the output thread sees them: what it writes with
+/// (`targets`) and, by the same index, their life cycles (incarnations, failed starts, the
+/// health monitor's hand-off).
+pub(crate) struct Partitions {
+    pub targets: Vec<Target>,
+    pub life: Vec<Arc<dyn LifeCycle + Send + Sync>>,
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -55,13 +92,13 @@ pub(crate) struct Output {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     sinks: Arc<Sinks>,
-    parts: Vec<Arc<Partition>>,
+    parts: Arc<Partitions>,
     epoch: Arc<AtomicU64>,
 }
 
 impl Output {
     pub fn start(
-        parts: Vec<Arc<Partition>>,
+        parts: Partitions,
         sinks: Sinks,
         epoch: Arc<AtomicU64>,
         hm: Arc<Hm>,
@@ -70,6 +107,7 @@ impl Output {
         let pending: Pending = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let sinks = Arc::new(sinks);
+        let parts = Arc::new(parts);
         let (p2, s2, k2, parts2, e2) = (
             pending.clone(),
             stop.clone(),
@@ -94,7 +132,7 @@ impl Output {
 
     /// Hands the pipes of a new incarnation of partition `part` to the thread.
     pub fn add(&self, part: usize, pipes: Pipes) {
-        let incarnation = self.parts[part].state.lock().expect("state").restarts;
+        let incarnation = self.parts.life[part].incarnation();
         self.pending
             .lock()
             .expect("output")
@@ -128,7 +166,6 @@ impl Output {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let _ = &self.parts;
     }
 }
 
@@ -162,9 +199,9 @@ fn emit_module(sinks: &Sinks, t: f64, text: &str) {
     }
 }
 
-fn emit(sinks: &Sinks, parts: &[Arc<Partition>], part: usize, stream: Kind, line: &[u8]) {
+fn emit(sinks: &Sinks, parts: &Partitions, part: usize, stream: Kind, line: &[u8]) {
     let text = String::from_utf8_lossy(line);
-    let name = &parts[part].spec().name;
+    let name = &parts.targets[part].name;
     if sinks.echo {
         let mut o = std::io::stdout().lock();
         let tag = if stream == Kind::Stderr { "!" } else { "|" };
@@ -185,7 +222,7 @@ fn run(
     pending: Pending,
     stop: Arc<AtomicBool>,
     sinks: Arc<Sinks>,
-    parts: Vec<Arc<Partition>>,
+    parts: Arc<Partitions>,
     epoch: Arc<AtomicU64>,
     hm: Arc<Hm>,
 ) {
@@ -254,7 +291,7 @@ fn run(
     }
 }
 
-fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, s: &mut Source) {
+fn process(sinks: &Sinks, parts: &Partitions, epoch: &AtomicU64, hm: &Hm, s: &mut Source) {
     match s.kind {
         Kind::Stdout | Kind::Stderr => {
             let mut start = 0;
@@ -275,7 +312,7 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
             }
             let bytes = start as u64;
             s.buf.drain(..start);
-            let mut c = parts[s.part].output.lock().expect("counters");
+            let mut c = parts.targets[s.part].counters.lock().expect("counters");
             c.lines += lines;
             c.bytes += bytes;
             c.split_lines += split;
@@ -290,7 +327,11 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
                     Err(DecodeError::Truncated { .. }) => break,
                     Err(e) => {
                         // The framing is lost: nothing after it can be trusted.
-                        parts[s.part].output.lock().expect("counters").bad_reports += 1;
+                        parts.targets[s.part]
+                            .counters
+                            .lock()
+                            .expect("counters")
+                            .bad_reports += 1;
                         s.refused = true;
                         emit_module(
                             sinks,
@@ -298,7 +339,7 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
                             &format!(
                                 "partition {}: report record refused ({e}); its report channel \
                                  is ignored until it restarts",
-                                parts[s.part].spec().name
+                                parts.targets[s.part].name
                             ),
                         );
                         break;
@@ -313,9 +354,12 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
                     rec.text()
                 );
                 emit(sinks, parts, s.part, Kind::Stdout, line.as_bytes());
-                parts[s.part].output.lock().expect("counters").reports += 1;
-                let current = parts[s.part].state.lock().expect("state").restarts;
-                if current == s.incarnation {
+                parts.targets[s.part]
+                    .counters
+                    .lock()
+                    .expect("counters")
+                    .reports += 1;
+                if parts.life[s.part].incarnation() == s.incarnation {
                     health_record(sinks, parts, epoch, hm, s.part, &rec);
                 }
             }
@@ -329,13 +373,13 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
             if s.buf.len() >= 4 {
                 let errno = i32::from_ne_bytes([s.buf[0], s.buf[1], s.buf[2], s.buf[3]]);
                 let err = std::io::Error::from_raw_os_error(errno);
-                let p = &parts[s.part];
+                let t = &parts.targets[s.part];
                 let text = format!(
                     "partition {} could not start {}: {err}",
-                    p.spec().name,
-                    p.spec().executable.display()
+                    t.name,
+                    t.executable.display()
                 );
-                p.state.lock().expect("state").exec_error = Some(err.to_string());
+                parts.life[s.part].exec_failed(err.to_string());
                 emit_module(sinks, now_rel(epoch), &text);
                 s.buf.clear();
             }
@@ -346,7 +390,7 @@ fn process(sinks: &Sinks, parts: &[Arc<Partition>], epoch: &AtomicU64, hm: &Hm, 
 /// Hands a runtime record of the current incarnation to the health monitor.
 fn health_record(
     sinks: &Sinks,
-    parts: &[Arc<Partition>],
+    parts: &Partitions,
     epoch: &AtomicU64,
     hm: &Hm,
     part: usize,
@@ -365,13 +409,12 @@ fn health_record(
         Body::ApplicationMessage(_) => return,
     };
     let process = rec.reporter.raw();
-    let p = &parts[part];
     let logged = hm.raise(
-        parts,
+        &parts.life,
         Detected {
             partition: Some(part),
             process: Some(process),
-            state: hm::state_of(hm, p, Some(process)),
+            state: hm::state_of(hm, &*parts.life[part], Some(process)),
             code,
             origin,
             detection,
@@ -399,12 +442,12 @@ pub(crate) fn hm_line(r: &hm::logbook::LogRecord) -> String {
     )
 }
 
-fn flush_partial(sinks: &Sinks, parts: &[Arc<Partition>], s: Source) {
+fn flush_partial(sinks: &Sinks, parts: &Partitions, s: Source) {
     if matches!(s.kind, Kind::Stdout | Kind::Stderr) && !s.buf.is_empty() {
         let mut piece = s.buf.clone();
         piece.extend_from_slice(b" [no newline at end]");
         emit(sinks, parts, s.part, s.kind, &piece);
-        let mut c = parts[s.part].output.lock().expect("counters");
+        let mut c = parts.targets[s.part].counters.lock().expect("counters");
         c.lines += 1;
         c.bytes += s.buf.len() as u64;
     }

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! One partition as the manager sees it: its cgroups, control block, process and counters.
+//! It owns the partition's life cycle; the health monitor and the output thread reach it
+//! through [`LifeCycle`].
 
 use crate::backend::{freezer_kind, Backend, Switch};
 use crate::host::HostInfo;
+use crate::lifecycle::{Change, Life, LifeCycle, Status};
+use crate::output::{OutputCounters, Pipes};
 use crate::stats::Histogram;
 use crate::ManagerError;
-use partita_abi::{OperatingMode, StartCondition};
+use partita_abi::{DecodeError, OperatingMode, StartCondition};
 use partita_config::model::ProcessPolicy;
 use partita_config::{CompiledPartition, CompiledPlan};
 use partita_sys::cgroup::{Cgroup, CpuUsage, Freezer};
@@ -17,19 +21,6 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-
-/// Life-cycle state of a partition process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Life {
-    /// Process exists and is scheduled in its windows.
-    Live,
-    /// Waiting for the supervisor to restart it (COLD_START / WARM_START requested).
-    RestartPending(OperatingMode),
-    /// IDLE: not scheduled any more.
-    Idle,
-    /// The process ended on its own.
-    Dead,
-}
 
 /// Mutable per-partition state, behind a mutex shared by the scheduler threads (one lock per
 /// boundary, uncontended unless a partition has windows on several cores) and the supervisor.
@@ -69,16 +60,6 @@ pub(crate) struct Dyn {
     pub hm_restart: Option<StartCondition>,
 }
 
-/// Output counters of one partition.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct OutputCounters {
-    pub lines: u64,
-    pub bytes: u64,
-    pub split_lines: u64,
-    pub reports: u64,
-    pub bad_reports: u64,
-}
-
 /// One partition.
 pub(crate) struct Partition {
     pub index: usize,
@@ -104,21 +85,14 @@ pub(crate) struct Partition {
     /// The run's per-CPU scheduler wake-up words (crate::scheduler::Shared::nudge), set by the
     /// supervisor once every partition is prepared.
     pub nudge: std::sync::OnceLock<Arc<[std::sync::atomic::AtomicU32]>>,
-    pub output: Mutex<OutputCounters>,
+    /// Its output counters, shared with the output thread.
+    pub output: Arc<Mutex<OutputCounters>>,
     /// The run's channels: this partition's port descriptors come from there.
     pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
     /// Its runtime reads APEX time from the counter clock (`HostInfo::counter_clock`).
     pub counter_clock: bool,
     /// `HostInfo::counter_seed`.
     pub counter_seed: (u64, u64),
-}
-
-/// The pipes of one incarnation, handed to the output thread.
-pub(crate) struct Pipes {
-    pub stdout: OwnedFd,
-    pub stderr: OwnedFd,
-    pub report: OwnedFd,
-    pub exec_status: OwnedFd,
 }
 
 impl Partition {
@@ -148,6 +122,22 @@ impl Partition {
     pub fn task_limit_hits(&self) -> Option<u64> {
         let kernel = crate::isolation::task_limit_hits(&self.groups)?;
         Some(kernel + self.refused_creations.load(Ordering::Relaxed))
+    }
+
+    /// Its memory cgroup's `oom_kill` count and `memory.failcnt`, if it has a memory limit.
+    pub fn memory_kills(&self) -> Option<(u64, u64)> {
+        let g = self.memory_group.as_ref()?;
+        let text = g.read("memory.oom_control").ok()?;
+        let kills = text
+            .lines()
+            .find_map(|l| l.strip_prefix("oom_kill "))
+            .and_then(|v| v.trim().parse::<u64>().ok())?;
+        let failcnt = g
+            .read("memory.failcnt")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
+        Some((kills, failcnt))
     }
 
     /// How many times the OOM killer acted in its memory cgroup.
@@ -266,7 +256,7 @@ impl Partition {
                 exec_error: None,
                 hm_restart: None,
             }),
-            output: Mutex::new(OutputCounters::default()),
+            output: Arc::default(),
             channels: std::sync::OnceLock::new(),
             refused_creations: std::sync::atomic::AtomicU64::new(0),
             tasks_hint: std::sync::atomic::AtomicU32::new(0),
@@ -582,6 +572,75 @@ impl Partition {
             }
         }
         errors
+    }
+}
+
+impl LifeCycle for Partition {
+    fn name(&self) -> &str {
+        &self.spec().name
+    }
+
+    fn id(&self) -> i32 {
+        Partition::id(self)
+    }
+
+    fn is_system(&self) -> bool {
+        self.spec().system
+    }
+
+    fn published_mode(&self) -> Result<OperatingMode, DecodeError> {
+        self.control().operating_mode()
+    }
+
+    fn incarnation(&self) -> u32 {
+        self.state.lock().expect("partition state").restarts
+    }
+
+    fn change(
+        &self,
+        decide: &mut dyn FnMut(Life, Result<OperatingMode, DecodeError>) -> Option<Change>,
+    ) -> bool {
+        let mut d = self.state.lock().expect("partition state");
+        let mode = d.life.reported_mode(|| self.published_mode());
+        match decide(d.life, mode) {
+            None => false,
+            Some(Change::Idle) => {
+                d.life = Life::Idle;
+                true
+            }
+            Some(Change::Restart { mode, condition }) => {
+                d.life = Life::RestartPending(mode);
+                d.hm_restart = Some(condition);
+                true
+            }
+        }
+    }
+
+    fn status(&self) -> Status {
+        let d = self.state.lock().expect("partition state");
+        let c = self.control();
+        let timing = self.plan.initial_timing(self.index);
+        Status {
+            mode: d.life.reported_mode(|| self.published_mode()),
+            period: timing.period,
+            duration: timing.duration,
+            lock_level: c.lock_level.load(Ordering::Acquire),
+            // Written by the manager.
+            start_condition: StartCondition::from_raw(c.start_condition.load(Ordering::Acquire))
+                .unwrap_or_default(),
+            cores: self.cpus.len() as u32,
+            restarts: d.restarts,
+            windows: d.windows,
+            has_process: d.pid > 0,
+        }
+    }
+
+    fn mailbox(&self) -> &control::Mailbox {
+        &self.control().mbox
+    }
+
+    fn exec_failed(&self, error: String) {
+        self.state.lock().expect("partition state").exec_error = Some(error);
     }
 }
 

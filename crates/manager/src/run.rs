@@ -12,8 +12,9 @@ use crate::bridge::{self, Bridge};
 use crate::corelock::{CoreLocks, UidBlock};
 use crate::hm::Hm;
 use crate::host::HostInfo;
+use crate::lifecycle::LifeCycle;
 use crate::msched::Schedules;
-use crate::output::{Output, Sinks};
+use crate::output::{Output, Partitions, Sinks, Target};
 use crate::partition::Partition;
 use crate::ports::Channels;
 use crate::scheduler::{run_core, CoreStats, Shared};
@@ -212,11 +213,27 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The partitions as the output thread sees them.
+    fn output_partitions(&self) -> Partitions {
+        let targets = self.parts.iter().map(|p| Target {
+            name: p.spec().name.clone(),
+            executable: p.spec().executable.clone(),
+            counters: p.output.clone(),
+        });
+        let life = self.parts.iter().cloned();
+        Partitions {
+            targets: targets.collect(),
+            life: life
+                .map(|p| p as Arc<dyn LifeCycle + Send + Sync>)
+                .collect(),
+        }
+    }
+
     /// The output thread and each partition's service thread.
     fn start_output(&mut self) -> Result<(), ManagerError> {
         let sinks = make_sinks(&self.plan, self.opts)?;
         let output = Output::start(
-            self.parts.clone(),
+            self.output_partitions(),
             sinks,
             self.epoch_cell.clone(),
             self.hm.clone(),

@@ -12,8 +12,9 @@
 //! frames are counted from the switch instant.
 
 use crate::lead::{FreezeLead, Outcome};
+use crate::lifecycle::Life;
 use crate::msched::{Schedules, WindowStart};
-use crate::partition::{Life, Partition};
+use crate::partition::Partition;
 use crate::stats::Histogram;
 use partita_abi::OperatingMode;
 use partita_schedule::{BoundaryCursor, CoreTimeline};

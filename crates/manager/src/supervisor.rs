@@ -7,9 +7,10 @@ use crate::hm::logbook::Detection;
 use crate::hm::table::{Origin, SystemState};
 use crate::hm::{self, Detected, Hm};
 use crate::isolation::PriorityWatch;
+use crate::lifecycle::Life;
 use crate::msched::Schedules;
 use crate::output::{hm_line, Output};
-use crate::partition::{Life, Partition};
+use crate::partition::Partition;
 use crate::report::{CoreReport, PartitionReport, RunReport};
 use crate::run::{signal, Run};
 use crate::scheduler::CoreStats;
@@ -388,8 +389,8 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                     output.event(&format!("partition {} {how}{error}", p.spec().name));
                     // Its other processes (if any) go with it.
                     p.signal_kill();
-                    let state = hm::state_of(hm, p, None);
-                    let mut kills = hm.new_oom_kills(p.index, p);
+                    let state = hm::state_of(hm, &**p, None);
+                    let mut kills = p.memory_kills().and_then(|k| hm.new_oom_kills(p.index, k));
                     if let Some(seen) = oom[p.index].take() {
                         let (n, f) = kills.unwrap_or((0, seen.failcnt));
                         kills = Some((n + seen.kills, f));
@@ -453,7 +454,7 @@ fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [O
         if p.memory_group.is_none() || p.state.lock().expect("partition state").life != Life::Live {
             continue;
         }
-        if let Some((n, failcnt)) = hm.new_oom_kills(p.index, p) {
+        if let Some((n, failcnt)) = p.memory_kills().and_then(|k| hm.new_oom_kills(p.index, k)) {
             let e = oom[p.index].get_or_insert(OomSeen {
                 kills: 0,
                 failcnt,
@@ -472,7 +473,7 @@ fn watch_memory(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [O
                 Detected {
                     partition: Some(p.index),
                     process: None,
-                    state: hm::state_of(hm, p, None),
+                    state: hm::state_of(hm, &**p, None),
                     code: partita_config::model::ErrorCode::MemoryViolation,
                     origin: Origin::PartitionRuntime,
                     detection: Detection::MemoryLimit,
@@ -528,7 +529,7 @@ fn watch_tasks(parts: &[Arc<Partition>], output: &Output, hm: &Hm, seen: &mut [T
             Detected {
                 partition: Some(p.index),
                 process: None,
-                state: hm::state_of(hm, p, None),
+                state: hm::state_of(hm, &**p, None),
                 code: partita_config::model::ErrorCode::IllegalRequest,
                 origin: Origin::Refused,
                 detection: Detection::TaskLimit,

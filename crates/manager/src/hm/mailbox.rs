@@ -14,12 +14,12 @@
 
 use super::logbook::MEMORY_CAPACITY;
 use super::Hm;
-use crate::partition::{Life, Partition};
+use crate::lifecycle::{Change, Life, LifeCycle};
 use partita_abi::mailbox::{
     self, APartitionStatus, HmLogEntry, HmLogStatus, Request, RequestCode, MODULE_PARTITION_ID,
     REPLY_BYTES,
 };
-use partita_abi::{DecodeError, OperatingMode, ReturnCode, StartCondition, HM_LOG_NO_PROCESS};
+use partita_abi::{OperatingMode, ReturnCode, StartCondition, HM_LOG_NO_PROCESS};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -39,9 +39,9 @@ pub(crate) enum Served {
 }
 
 /// Serves the request posted by partition `caller`, if any.
-pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served {
+pub(crate) fn serve<P: LifeCycle + ?Sized>(hm: &Hm, parts: &[Arc<P>], caller: usize) -> Served {
     let me = &parts[caller];
-    let mb = &me.control().mbox;
+    let mb = me.mailbox();
     if mb.state.load(Ordering::Acquire) != mailbox::POSTED {
         return Served::NothingPosted;
     }
@@ -50,13 +50,13 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
     let args: [i64; mailbox::ARGS] = std::array::from_fn(|i| mb.args[i].load(Ordering::Acquire));
     let known = RequestCode::from_raw(code);
     let ((status, reply, len), note) = match known {
-        Some(k) if me.spec().system => match Request::decode(code, args) {
+        Some(k) if me.is_system() => match Request::decode(code, args) {
             Ok(req) => answer(hm, parts, caller, req),
             Err(e) => (
                 status_only(ReturnCode::InvalidParam),
                 Some(format!(
                     "partition {}: malformed {} request refused (INVALID_PARAM): {e}",
-                    me.spec().name,
+                    me.name(),
                     k.c_name()
                 )),
             ),
@@ -77,7 +77,7 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
                 format!(
                     "HM #{}: partition {} {what}: {} ({}, action {})",
                     rec.seq,
-                    me.spec().name,
+                    me.name(),
                     rc.c_name(),
                     rec.code.name(),
                     rec.action.name()
@@ -95,9 +95,9 @@ pub(crate) fn serve(hm: &Hm, parts: &[Arc<Partition>], caller: usize) -> Served 
 }
 
 /// Carries out a decoded request of system partition `caller`.
-fn answer(
+fn answer<P: LifeCycle + ?Sized>(
     hm: &Hm,
-    parts: &[Arc<Partition>],
+    parts: &[Arc<P>],
     caller: usize,
     req: Request,
 ) -> (Reply, Option<String>) {
@@ -129,56 +129,47 @@ fn encoded(encode: impl FnOnce(&mut [u8]) -> Result<usize, partita_abi::EncodeEr
     (ReturnCode::NoError, b, n)
 }
 
-fn find(parts: &[Arc<Partition>], id: i32) -> Option<usize> {
+fn find<P: LifeCycle + ?Sized>(parts: &[Arc<P>], id: i32) -> Option<usize> {
     parts.iter().position(|p| p.id() == id)
 }
 
-/// The operating mode the manager reports for a partition; an error when the partition
-/// published a value that is not a mode.
-pub(crate) fn reported_mode(p: &Partition, life: Life) -> Result<OperatingMode, DecodeError> {
-    match life {
-        Life::Idle | Life::Dead => Ok(OperatingMode::Idle),
-        Life::RestartPending(m) => Ok(m),
-        Life::Live => p.control().operating_mode(),
-    }
-}
-
-fn partition_status(hm: &Hm, parts: &[Arc<Partition>], id: i32) -> (Reply, Option<String>) {
+fn partition_status<P: LifeCycle + ?Sized>(
+    hm: &Hm,
+    parts: &[Arc<P>],
+    id: i32,
+) -> (Reply, Option<String>) {
     let Some(i) = find(parts, id) else {
         return (status_only(ReturnCode::InvalidParam), None);
     };
     let p = &parts[i];
-    let d = p.state.lock().expect("partition state");
-    let c = p.control();
-    let operating_mode = match reported_mode(p, d.life) {
+    let s = p.status();
+    let operating_mode = match s.mode {
         Ok(m) => m,
         Err(e) => {
-            let note = format!("partition {} publishes an invalid mode: {e}", p.spec().name);
+            let note = format!("partition {} publishes an invalid mode: {e}", p.name());
             return (status_only(ReturnCode::NotAvailable), Some(note));
         }
     };
     let status = APartitionStatus {
-        period: p.plan.initial_timing(i).period as i64,
-        duration: p.plan.initial_timing(i).duration as i64,
+        period: s.period as i64,
+        duration: s.duration as i64,
         identifier: p.id(),
-        lock_level: c.lock_level.load(Ordering::Acquire),
+        lock_level: s.lock_level,
         operating_mode,
-        // Written by the manager.
-        start_condition: StartCondition::from_raw(c.start_condition.load(Ordering::Acquire))
-            .unwrap_or_default(),
-        num_assigned_cores: p.cpus.len() as u32,
-        restarts: d.restarts,
+        start_condition: s.start_condition,
+        num_assigned_cores: s.cores,
+        restarts: s.restarts,
         hm_events: hm.events_of(i) as i64,
-        windows: d.windows as i64,
-        has_process: d.pid > 0,
-        system: p.spec().system,
+        windows: s.windows as i64,
+        has_process: s.has_process,
+        system: p.is_system(),
     };
     (encoded(|b| status.encode(b)), None)
 }
 
-fn set_mode(
+fn set_mode<P: LifeCycle + ?Sized>(
     hm: &Hm,
-    parts: &[Arc<Partition>],
+    parts: &[Arc<P>],
     caller: usize,
     id: i32,
     m: OperatingMode,
@@ -187,24 +178,12 @@ fn set_mode(
         return (ReturnCode::InvalidParam, None);
     };
     let p = &parts[i];
-    let mut d = p.state.lock().expect("partition state");
-    let current = reported_mode(p, d.life);
-    let status = match m {
-        // A partition enters NORMAL only by itself, at the end of its initialisation.
-        OperatingMode::Normal if current == Ok(OperatingMode::Normal) => ReturnCode::NoAction,
-        OperatingMode::Normal => ReturnCode::InvalidMode,
-        OperatingMode::Idle if d.life == Life::Idle || d.life == Life::Dead => ReturnCode::NoAction,
-        OperatingMode::Idle => {
-            d.life = Life::Idle;
-            ReturnCode::NoError
-        }
-        OperatingMode::ColdStart | OperatingMode::WarmStart => {
-            d.life = Life::RestartPending(m);
-            d.hm_restart = Some(StartCondition::PartitionRestart);
-            ReturnCode::NoError
-        }
-    };
-    drop(d);
+    let mut status = ReturnCode::NoError;
+    p.change(&mut |life, current| {
+        let (rc, change) = mode_change(life, current == Ok(OperatingMode::Normal), m);
+        status = rc;
+        change
+    });
     if status != ReturnCode::NoError {
         return (status, None);
     }
@@ -213,10 +192,31 @@ fn set_mode(
         ReturnCode::NoError,
         Some(format!(
             "system partition {} sets partition {} to {m}",
-            parts[caller].spec().name,
-            p.spec().name
+            parts[caller].name(),
+            p.name()
         )),
     )
+}
+
+/// What SET_A_PARTITION_MODE to `m` does to a partition in state `life` (`normal`: it reports
+/// NORMAL): its return code and the change asked for.
+fn mode_change(life: Life, normal: bool, m: OperatingMode) -> (ReturnCode, Option<Change>) {
+    match m {
+        // A partition enters NORMAL only by itself, at the end of its initialisation.
+        OperatingMode::Normal if normal => (ReturnCode::NoAction, None),
+        OperatingMode::Normal => (ReturnCode::InvalidMode, None),
+        OperatingMode::Idle if life == Life::Idle || life == Life::Dead => {
+            (ReturnCode::NoAction, None)
+        }
+        OperatingMode::Idle => (ReturnCode::NoError, Some(Change::Idle)),
+        OperatingMode::ColdStart | OperatingMode::WarmStart => (
+            ReturnCode::NoError,
+            Some(Change::Restart {
+                mode: m,
+                condition: StartCondition::PartitionRestart,
+            }),
+        ),
+    }
 }
 
 fn read_log(hm: &Hm, index: i64) -> Reply {
@@ -238,4 +238,43 @@ fn read_log(hm: &Hm, index: i64) -> Reply {
     }
     .with_message(r.message.as_bytes());
     encoded(|b| entry.encode(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_a_partition_mode_follows_the_standard() {
+        use OperatingMode as M;
+        // NORMAL only by the partition itself.
+        assert_eq!(
+            mode_change(Life::Live, true, M::Normal),
+            (ReturnCode::NoAction, None)
+        );
+        assert_eq!(
+            mode_change(Life::Live, false, M::Normal),
+            (ReturnCode::InvalidMode, None)
+        );
+        assert_eq!(
+            mode_change(Life::Live, true, M::Idle),
+            (ReturnCode::NoError, Some(Change::Idle))
+        );
+        for stopped in [Life::Idle, Life::Dead] {
+            assert_eq!(
+                mode_change(stopped, false, M::Idle),
+                (ReturnCode::NoAction, None)
+            );
+        }
+        assert_eq!(
+            mode_change(Life::Idle, false, M::WarmStart),
+            (
+                ReturnCode::NoError,
+                Some(Change::Restart {
+                    mode: M::WarmStart,
+                    condition: StartCondition::PartitionRestart
+                })
+            )
+        );
+    }
 }

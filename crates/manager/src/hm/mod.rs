@@ -17,7 +17,7 @@ pub mod logbook;
 pub(crate) mod mailbox;
 pub mod table;
 
-use crate::partition::{Life, Partition};
+use crate::lifecycle::{Change, Life, LifeCycle};
 use logbook::{Action, Detection, LogRecord, LogStatus, Logbook, LOG_FORMAT_VERSION};
 use partita_abi::{OperatingMode, StartCondition, ERROR_HANDLER_PROCESS_ID, MAIN_PROCESS_ID};
 use partita_config::model::{ErrorCode, HmTables, ModuleAction, PartitionAction};
@@ -79,14 +79,14 @@ pub(crate) struct Hm {
 pub const RECORDS_PER_SECOND: u64 = 200;
 
 /// What a partition action does to a partition in life-cycle state `life`: the action
-/// recorded, and the new state (none: unchanged). A partition whose process is gone cannot
+/// recorded, and the change asked for (none: unchanged). A partition whose process is gone cannot
 /// be ignored: IGNORE leaves it IDLE. An IDLE partition stays IDLE (a late record of a
 /// stopped incarnation changes nothing).
 pub(crate) fn plan_partition_action(
     life: Life,
     a: PartitionAction,
     origin: Origin,
-) -> (Action, Option<Life>) {
+) -> (Action, Option<Change>) {
     let dead = life == Life::Dead || origin == Origin::PartitionDied;
     let action = match a {
         PartitionAction::Ignore if dead => Action::Idle,
@@ -98,12 +98,13 @@ pub(crate) fn plan_partition_action(
     if life == Life::Idle {
         return (Action::Idle, None);
     }
-    let next = match action {
-        Action::Idle => Life::Idle,
-        Action::ColdStart => Life::RestartPending(OperatingMode::ColdStart),
-        _ => Life::RestartPending(OperatingMode::WarmStart),
+    let mode = match action {
+        Action::Idle => return (action, Some(Change::Idle)),
+        Action::ColdStart => OperatingMode::ColdStart,
+        _ => OperatingMode::WarmStart,
     };
-    (action, Some(next))
+    let condition = StartCondition::HmPartitionRestart;
+    (action, Some(Change::Restart { mode, condition }))
 }
 
 /// The health-monitor part of the run report.
@@ -163,13 +164,13 @@ impl Hm {
 
     /// An ILLEGAL_REQUEST of partition `caller`: a request it is not allowed to make, refused
     /// by the manager (`message` says which).
-    pub fn refused_request(
+    pub fn refused_request<P: LifeCycle + ?Sized>(
         &self,
-        parts: &[Arc<Partition>],
+        parts: &[Arc<P>],
         caller: usize,
         message: String,
     ) -> Option<LogRecord> {
-        let state = state_of(self, &parts[caller], None);
+        let state = state_of(self, &*parts[caller], None);
         self.raise(
             parts,
             Detected {
@@ -186,13 +187,13 @@ impl Hm {
 
     /// Records `d`, decides and sets the action in motion. Returns the record, or `None` when
     /// the partition's record rate is exceeded (the action is still carried out; counted).
-    pub fn raise(&self, parts: &[Arc<Partition>], d: Detected) -> Option<LogRecord> {
+    pub fn raise<P: LifeCycle + ?Sized>(&self, parts: &[Arc<P>], d: Detected) -> Option<LogRecord> {
         let lookup = table::decide(&self.tables, d.state, d.code, d.partition, d.origin);
         let part = d.partition.and_then(|i| parts.get(i));
         let action = match lookup.decision {
             Decision::Process => Action::ErrorHandler,
             Decision::Partition(a) => match part {
-                Some(p) => self.partition_action(p, a, d.origin),
+                Some(p) => self.partition_action(&**p, a, d.origin),
                 None => Action::Ignore,
             },
             Decision::Module(ModuleAction::Ignore) => Action::Ignore,
@@ -226,7 +227,7 @@ impl Hm {
             unix_ns: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
-            partition: part.map(|p| p.spec().name.clone()),
+            partition: part.map(|p| p.name().to_string()),
             partition_id: part.map(|p| p.id()),
             process: d.process,
             state: d.state,
@@ -246,15 +247,19 @@ impl Hm {
 
     /// Carries out a partition action (the supervisor kills / re-spawns; see
     /// [`plan_partition_action`]).
-    fn partition_action(&self, p: &Partition, a: PartitionAction, origin: Origin) -> Action {
-        let mut d = p.state.lock().expect("partition state");
-        let (action, next) = plan_partition_action(d.life, a, origin);
-        if let Some(life) = next {
-            d.life = life;
-            if matches!(life, Life::RestartPending(_)) {
-                d.hm_restart = Some(StartCondition::HmPartitionRestart);
-            }
-            drop(d);
+    fn partition_action(
+        &self,
+        p: &(impl LifeCycle + ?Sized),
+        a: PartitionAction,
+        origin: Origin,
+    ) -> Action {
+        let mut action = Action::Ignore;
+        let changed = p.change(&mut |life, _| {
+            let (planned, change) = plan_partition_action(life, a, origin);
+            action = planned;
+            change
+        });
+        if changed {
             self.work.fetch_add(1, Ordering::AcqRel);
         }
         action
@@ -317,21 +322,10 @@ impl Hm {
         self.book.lock().expect("logbook").get(seq).cloned()
     }
 
-    /// New OOM kills in partition `i`'s memory cgroup since the last call (and the cgroup's
-    /// `memory.failcnt`).
-    pub fn new_oom_kills(&self, i: usize, p: &Partition) -> Option<(u64, u64)> {
-        let g = p.memory_group.as_ref()?;
-        let text = g.read("memory.oom_control").ok()?;
-        let kills = text
-            .lines()
-            .find_map(|l| l.strip_prefix("oom_kill "))
-            .and_then(|v| v.trim().parse::<u64>().ok())?;
+    /// New OOM kills in partition `i`'s memory cgroup since the last call, given its
+    /// `(oom_kill count, memory.failcnt)` now (`Partition::memory_kills`): (new kills, failcnt).
+    pub fn new_oom_kills(&self, i: usize, (kills, failcnt): (u64, u64)) -> Option<(u64, u64)> {
         let seen = self.oom_seen.get(i)?.swap(kills, Ordering::AcqRel);
-        let failcnt = g
-            .read("memory.failcnt")
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0);
         (kills > seen).then_some((kills - seen, failcnt))
     }
 
@@ -354,7 +348,11 @@ impl Hm {
 /// main process, -2 the error handler): MODULE_INIT before the first major frame, ERROR_HANDLER
 /// for the handler, PARTITION_INIT while the partition is in COLD_START/WARM_START (or for its
 /// main process), PROCESS_EXECUTION in NORMAL mode.
-pub(crate) fn state_of(hm: &Hm, p: &Partition, process: Option<i32>) -> SystemState {
+pub(crate) fn state_of(
+    hm: &Hm,
+    p: &(impl LifeCycle + ?Sized),
+    process: Option<i32>,
+) -> SystemState {
     if !hm.started() {
         return SystemState::ModuleInit;
     }
@@ -363,7 +361,7 @@ pub(crate) fn state_of(hm: &Hm, p: &Partition, process: Option<i32>) -> SystemSt
         Some(MAIN_PROCESS_ID) => return SystemState::PartitionInit,
         _ => {}
     }
-    match p.control().operating_mode() {
+    match p.published_mode() {
         Ok(OperatingMode::Normal) => SystemState::ProcessExecution,
         _ => SystemState::PartitionInit,
     }
@@ -421,6 +419,14 @@ pub(crate) fn death_note(how: ExitKind, oom_kills: u64) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The change an HM partition restart in `mode` asks for.
+    fn restart(mode: OperatingMode) -> Change {
+        Change::Restart {
+            mode,
+            condition: StartCondition::HmPartitionRestart,
+        }
+    }
+
     #[test]
     fn partition_actions() {
         use PartitionAction as A;
@@ -432,26 +438,20 @@ mod tests {
         );
         assert_eq!(
             plan_partition_action(live, A::Idle, rt),
-            (Action::Idle, Some(Life::Idle))
+            (Action::Idle, Some(Change::Idle))
         );
         assert_eq!(
             plan_partition_action(live, A::ColdStart, rt),
-            (
-                Action::ColdStart,
-                Some(Life::RestartPending(OperatingMode::ColdStart))
-            )
+            (Action::ColdStart, Some(restart(OperatingMode::ColdStart)))
         );
         assert_eq!(
             plan_partition_action(Life::Dead, A::WarmStart, Origin::PartitionDied),
-            (
-                Action::WarmStart,
-                Some(Life::RestartPending(OperatingMode::WarmStart))
-            )
+            (Action::WarmStart, Some(restart(OperatingMode::WarmStart)))
         );
         // A dead partition cannot be ignored.
         assert_eq!(
             plan_partition_action(Life::Dead, A::Ignore, Origin::PartitionDied),
-            (Action::Idle, Some(Life::Idle))
+            (Action::Idle, Some(Change::Idle))
         );
         // IDLE stays IDLE; a pending restart can be overridden.
         assert_eq!(
@@ -460,7 +460,7 @@ mod tests {
         );
         assert_eq!(
             plan_partition_action(Life::RestartPending(OperatingMode::ColdStart), A::Idle, rt),
-            (Action::Idle, Some(Life::Idle))
+            (Action::Idle, Some(Change::Idle))
         );
     }
 
