@@ -69,7 +69,7 @@ impl std::fmt::Display for Backend {
 impl Backend {
     /// Resolves a choice against the host. `Auto` and `Freezer` prefer the v1 freezer: with
     /// Partita's runtime it costs the same for 1 or 64 APEX processes, whereas v2
-    /// `cgroup.freeze` wakes every thread of the partition (see ARCHITECTURE.md).
+    /// `cgroup.freeze` wakes every thread of the partition (see "The partition switch" in CAVEATS.md).
     pub fn resolve(choice: BackendChoice, host: &HostInfo) -> Result<Backend, ManagerError> {
         let unavailable = |b: &str, r: &str| ManagerError::BackendUnavailable {
             backend: b.into(),
