@@ -88,6 +88,13 @@ enum Cmd {
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
     },
+    /// Reclaim what runs whose manager is gone left behind (thaw and kill their partitions,
+    /// remove their cgroups) and say what was removed; runs whose manager lives are left alone.
+    Cleanup {
+        /// Only list what would be reclaimed.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Read back a health-monitor logbook written by `partita run --hm-log`.
     HmLog {
         /// The logbook file.
@@ -355,6 +362,7 @@ fn main() -> ExitCode {
             what: BenchCmd::Apex { quick, json },
         } => bench::apex(&partita_bench::ApexOptions { quick }, json),
         Cmd::HmLog { file, json } => hm_log(&file, json),
+        Cmd::Cleanup { dry_run } => cleanup(dry_run),
         Cmd::Schedule(a) => schedule::main(&schedule::Options {
             file: a.file,
             algorithm: a.algorithm,
@@ -533,6 +541,27 @@ fn run(
     }
     if fail_on_overrun && report.total_overruns() > 0 {
         return ExitStatus::Overruns;
+    }
+    ExitStatus::Success
+}
+
+/// `partita cleanup`: one line per dead run reclaimed; exit 5 if something stays.
+fn cleanup(dry_run: bool) -> ExitStatus {
+    let reclaimed = partita_manager::reclaim_dead_runs(dry_run);
+    for r in &reclaimed {
+        println!("{}", r.summary(dry_run));
+        for p in &r.processes {
+            println!("  process {p}");
+        }
+        for d in &r.directories {
+            println!("  {}", d.display());
+        }
+    }
+    if reclaimed.is_empty() {
+        println!("nothing to reclaim: no run whose manager is gone left anything");
+    }
+    if reclaimed.iter().any(|r| !r.failures.is_empty()) {
+        return ExitStatus::PartitionFailure;
     }
     ExitStatus::Success
 }

@@ -311,17 +311,6 @@ fn start_long_module(name: &str, token: &str) -> std::process::Child {
     child
 }
 
-fn wait_gone(token: &str, pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if processes_with(token).is_empty() && cgroups_of(pid).is_empty() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
-
 #[test]
 fn sigint_stops_the_module_and_leaves_nothing() {
     let _g = serial();
@@ -542,7 +531,7 @@ fn a_run_removes_the_cgroups_a_dead_run_left_behind() {
     );
     assert!(kept, "a live run's directory was removed\n{}", text(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("earlier runs whose manager is gone"),
+        String::from_utf8_lossy(&out.stderr).contains("earlier run whose manager is gone"),
         "{}",
         text(&out)
     );

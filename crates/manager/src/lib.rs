@@ -29,7 +29,7 @@
 //! 6. `output`: partition output, report channel and manager events.
 //! 7. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
 //!    partition's cgroups), `ports` and `bridge` (channels and pseudo-partitions), `traffic`,
-//!    `raise` (the priority broker on a control block), `host`, `stale`, `corelock`,
+//!    `raise` (the priority broker on a control block), `host`, `reclaim`, `corelock`,
 //!    `report` and `stats`.
 
 mod backend;
@@ -45,11 +45,11 @@ mod output;
 mod partition;
 mod ports;
 mod raise;
+mod reclaim;
 mod report;
 mod run;
 mod scheduler;
 mod service;
-mod stale;
 pub mod stats;
 mod supervisor;
 mod traffic;
@@ -58,6 +58,7 @@ pub use backend::{Backend, BackendChoice, UnknownBackend};
 pub use hm::HmReport;
 pub use host::HostInfo;
 pub use msched::{ScheduleSwitch, WindowStart};
+pub use reclaim::{reclaim_dead_runs, Reclaimed};
 pub use report::{CoreReport, PartitionReport, RunReport};
 pub use supervisor::run;
 pub use traffic::ChannelTraffic;

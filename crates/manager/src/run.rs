@@ -35,6 +35,7 @@ use std::thread::JoinHandle;
 pub(crate) mod signal {
     pub const SIGINT: i32 = 2;
     pub const SIGTERM: i32 = 15;
+    pub const SIGKILL: i32 = 9;
     /// Simulated power failure.
     pub const SIGPWR: i32 = 30;
 }
@@ -103,7 +104,13 @@ impl<'a> Run<'a> {
             monotonic_ns() / 1000
         );
         if host.root {
-            notes.extend(crate::stale::sweep(&host, &run_dir));
+            let own = run_dir.rsplit('/').next();
+            for r in crate::reclaim::reclaim_except(&host, own, false) {
+                notes.push(format!(
+                    "reclaimed what an earlier run whose manager is gone left: {}",
+                    r.summary(false)
+                ));
+            }
         }
         // Partition uids of this run, distinct from those of any other module running now.
         let (uid_block, uid_note) = crate::corelock::acquire_uid_block();

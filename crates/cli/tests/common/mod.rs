@@ -416,6 +416,19 @@ pub fn processes_with(token: &str) -> Vec<i32> {
     v
 }
 
+/// Waits (up to 10 s) until no process holds `token` and no cgroup of the run of manager
+/// `pid` is left; whether that happened.
+pub fn wait_gone(token: &str, pid: u32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        if processes_with(token).is_empty() && cgroups_of(pid).is_empty() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
 /// cgroup directories of the run of manager `pid` (named `partita/<pid>-<time>`) still present.
 pub fn cgroups_of(pid: u32) -> Vec<PathBuf> {
     partita_cgroups()
