@@ -59,7 +59,7 @@ pub use hm::HmReport;
 pub use host::HostInfo;
 pub use msched::{ScheduleSwitch, WindowStart};
 pub use reclaim::{reclaim_dead_runs, Reclaimed};
-pub use report::{CoreReport, PartitionReport, RunReport};
+pub use report::{Concern, CoreReport, Finding, PartitionReport, RunReport};
 pub use supervisor::run;
 pub use traffic::ChannelTraffic;
 

@@ -62,6 +62,10 @@ pub(crate) struct Dyn {
     pub overruns: u64,
     pub overrun: Histogram,
     pub restarts: u32,
+    /// Times its process ended on its own (crashed or exited) before the module stopped.
+    pub process_ends: u32,
+    /// Whether it was seen in NORMAL mode (any incarnation).
+    pub reached_normal: bool,
     pub exit: Option<String>,
     pub exec_error: Option<String>,
     /// A restart decided by the health monitor or a system partition: the start condition to
@@ -262,6 +266,8 @@ impl Partition {
                 overruns: 0,
                 overrun: Histogram::new(),
                 restarts: 0,
+                process_ends: 0,
+                reached_normal: false,
                 exit: None,
                 exec_error: None,
                 hm_restart: None,
