@@ -134,6 +134,21 @@ fn group_members(pgid: u32) -> Vec<i32> {
     v
 }
 
+/// The run directories of manager `pid` (crates/manager/src/rundir.rs).
+fn run_dirs(pid: u32) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(partita_manager::rundir::BASE)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{pid}-"))
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
 /// A run killed with its guard leaves partitions and cgroups; both tests start from there,
 /// with a second module running meanwhile. Returns (dead manager pid, its token, the live
 /// module, its drain thread, its token).
@@ -163,6 +178,11 @@ fn scene(test: &str) -> Scene {
         !processes_with(&dead_token).is_empty(),
         "the killed run left no partition process: nothing to test"
     );
+    assert_eq!(
+        run_dirs(dead).len(),
+        1,
+        "the killed run left no run directory"
+    );
     Scene {
         dead,
         dead_token,
@@ -181,7 +201,13 @@ fn dead_run_gone_live_run_untouched(mut s: Scene) {
         processes_with(&s.dead_token),
         cgroups_of(s.dead)
     );
+    assert_eq!(run_dirs(s.dead), Vec::<std::path::PathBuf>::new());
     let live = s.live.0.id();
+    assert_eq!(
+        run_dirs(live).len(),
+        1,
+        "the live run lost its run directory"
+    );
     assert_eq!(
         processes_with(&s.live_token).len(),
         2,

@@ -29,7 +29,8 @@
 //! 6. `output`: partition output, report channel and manager events.
 //! 7. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
 //!    partition's cgroups), `ports` and `bridge` (channels and pseudo-partitions), `traffic`,
-//!    `raise` (the priority broker on a control block), `host`, `reclaim`, `corelock`,
+//!    `raise` (the priority broker on a control block), `host`, `rundir` (the partitions'
+//!    directories on the host), `reclaim`, `corelock`,
 //!    `report` and `stats`.
 
 mod backend;
@@ -48,6 +49,7 @@ mod raise;
 mod reclaim;
 mod report;
 mod run;
+pub mod rundir;
 mod scheduler;
 mod service;
 pub mod stats;

@@ -72,6 +72,8 @@ impl Reclaimed {
 struct DeadRun {
     name: String,
     trees: Vec<Tree>,
+    /// Its run directory (crate::rundir), if left.
+    host_dir: Option<PathBuf>,
 }
 
 /// A run's directory in one cgroup hierarchy.
@@ -148,6 +150,11 @@ fn hierarchies(m: &partita_sys::cgroup::Mounts) -> Vec<(PathBuf, Option<Freeze>)
     v
 }
 
+/// Whether run `name` (manager `pid` started at `start`) is dead and not the caller's `own`.
+fn is_dead(name: &str, pid: i32, start: u64, own: Option<&str>, boot_lead_us: u64) -> bool {
+    own != Some(name) && !owner_alive(start, process_start_us(pid), boot_lead_us)
+}
+
 /// The runs whose manager is gone, except `own` (`<pid>-<start>`, the caller's run).
 fn dead_runs(host: &HostInfo, own: Option<&str>) -> Vec<DeadRun> {
     let boot_lead_us = partita_sys::time::boottime_offset_ns() / 1000;
@@ -161,8 +168,7 @@ fn dead_runs(host: &HostInfo, own: Option<&str>) -> Vec<DeadRun> {
             let Some((pid, start)) = parse_run(&name) else {
                 continue;
             };
-            if own == Some(name.as_str()) || owner_alive(start, process_start_us(pid), boot_lead_us)
-            {
+            if !is_dead(&name, pid, start, own, boot_lead_us) {
                 continue;
             }
             let tree = Tree {
@@ -174,8 +180,30 @@ fn dead_runs(host: &HostInfo, own: Option<&str>) -> Vec<DeadRun> {
                 None => runs.push(DeadRun {
                     name,
                     trees: vec![tree],
+                    host_dir: None,
                 }),
             }
+        }
+    }
+    for e in std::fs::read_dir(crate::rundir::base())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some((pid, start)) = parse_run(&name) else {
+            continue;
+        };
+        if !is_dead(&name, pid, start, own, boot_lead_us) {
+            continue;
+        }
+        match runs.iter_mut().find(|r| r.name == name) {
+            Some(r) => r.host_dir = Some(e.path()),
+            None => runs.push(DeadRun {
+                name,
+                trees: Vec::new(),
+                host_dir: Some(e.path()),
+            }),
         }
     }
     runs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -206,7 +234,11 @@ fn reclaim(run: DeadRun, dry_run: bool) -> Reclaimed {
     let mut done = Reclaimed {
         run: run.name,
         processes: processes_in(&dirs),
-        directories: dirs.iter().map(|(d, _)| d.clone()).collect(),
+        directories: dirs
+            .iter()
+            .map(|(d, _)| d.clone())
+            .chain(run.host_dir.clone())
+            .collect(),
         failures: Vec::new(),
     };
     if dry_run {
@@ -247,6 +279,13 @@ fn reclaim(run: DeadRun, dry_run: bool) -> Reclaimed {
             // Removed meanwhile (a clean-up guard that was still at work).
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => done.failures.push(format!("{}: {e}", dir.display())),
+        }
+    }
+    if let Some(d) = &run.host_dir {
+        match std::fs::remove_dir_all(d) {
+            Ok(()) => removed.push(d.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => done.failures.push(format!("{}: {e}", d.display())),
         }
     }
     done.directories = removed;

@@ -96,6 +96,9 @@ pub struct RunReport {
     pub realtime: bool,
     /// What could not be done as asked, and other remarks.
     pub notes: Vec<String>,
+    /// The run directory: each partition's own directory on the host, its working directory
+    /// (`PARTITA_RUN_DIR`), lives in it from set-up to the end of the run (crate::rundir).
+    pub run_dir: Option<String>,
     /// Major frame, ns.
     pub major_frame_ns: u64,
     /// The scheduler threads' spin margin, ns (0 without real-time priorities).

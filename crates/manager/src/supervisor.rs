@@ -267,6 +267,7 @@ fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
         namespaces: run.namespaces.describe(),
         realtime: run.rt,
         notes: std::mem::take(&mut run.notes),
+        run_dir: run.host_dir().map(|d| d.display().to_string()),
         major_frame_ns: run.plan.major_frame(),
         spin_margin_ns: ended.spin_margin_ns,
         ran_ns: ended.ran_ns,

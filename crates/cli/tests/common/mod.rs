@@ -429,6 +429,24 @@ pub fn wait_gone(token: &str, pid: u32) -> bool {
     false
 }
 
+/// The directory `leaf` (`NN-<partition name>`) in the run directory of manager `pid`
+/// (`/run/partita/<pid>-<start>`, see crates/manager/src/rundir.rs), which exists from the
+/// run's set-up on.
+pub fn partition_run_dir(pid: u32, leaf: &str) -> PathBuf {
+    let base = Path::new(partita_manager::rundir::BASE);
+    std::fs::read_dir(base)
+        .unwrap_or_else(|e| panic!("{}: {e}", base.display()))
+        .flatten()
+        .find(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{pid}-"))
+        })
+        .unwrap_or_else(|| panic!("no run directory of manager {pid} in {}", base.display()))
+        .path()
+        .join(leaf)
+}
+
 /// cgroup directories of the run of manager `pid` (named `partita/<pid>-<time>`) still present.
 pub fn cgroups_of(pid: u32) -> Vec<PathBuf> {
     partita_cgroups()
