@@ -123,7 +123,7 @@ static void driver(void)
 {
     RETURN_CODE_TYPE rc;
     for (;;) {
-        FILE *f = fopen(pidfile, "r");
+        FILE *f = fopen_when_there(pidfile);
         if (f) {
             int ok = fscanf(f, "%ld", &target) == 1;
             fclose(f);

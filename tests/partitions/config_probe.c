@@ -93,9 +93,9 @@ static long long memory_limit(void)
 {
     char line[512], path[700];
     long long limit = -1;
-    FILE *f = fopen("/proc/self/cgroup", "r");
+    FILE *f = must_fopen("/proc/self/cgroup", "r");
     path[0] = 0;
-    while (f && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         char *ctl = strchr(line, ':'), *cg = ctl ? strchr(ctl + 1, ':') : NULL;
         if (!cg)
@@ -106,8 +106,7 @@ static long long memory_limit(void)
         else if (ctl[1] == 0 && !path[0])
             snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", cg);
     }
-    if (f)
-        fclose(f);
+    fclose(f);
     FILE *l = path[0] ? fopen(path, "r") : NULL;
     if (l && fscanf(l, "%lld", &limit) != 1)
         limit = -1;

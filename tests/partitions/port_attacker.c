@@ -211,9 +211,9 @@ static size_t map_len;
 static int map_fd = -1;
 static void find_mapping(void)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
+    FILE *f = must_fopen("/proc/self/maps", "r");
     char line[512];
-    while (f && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         if (!strstr(line, "partita-sampling-2"))
             continue;
         unsigned long lo, hi;
@@ -311,7 +311,7 @@ static void driver(PROCESS_ID_TYPE attacker)
 {
     RETURN_CODE_TYPE rc;
     for (;;) {
-        FILE *f = fopen(pidfile, "r");
+        FILE *f = fopen_when_there(pidfile);
         if (f) {
             int ok = fscanf(f, "%ld %ld", &far_pid, &manager_pid) == 2;
             fclose(f);

@@ -15,30 +15,22 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <ARINC653.h>
+#include "process.h"
 
 static QUEUING_PORT_ID_TYPE port;
 static const char *file;
 static PARTITION_STATUS_TYPE st;
-
-static char *nm(const char *s)
-{
-    static NAME_TYPE n;
-    memset(n, 0, sizeof n);
-    memcpy(n, s, strlen(s));
-    return n;
-}
 
 static void writer(void)
 {
     RETURN_CODE_TYPE rc;
     int first = st.START_CONDITION == NORMAL_START;
     if (!first) {
-        FILE *f = fopen(file, "r");
+        FILE *f = must_fopen(file, "r");
         int old = 0;
-        if (!f || fscanf(f, "%d", &old) != 1)
-            printf("ERROR no saved id\n");
-        if (f)
-            fclose(f);
+        if (fscanf(f, "%d", &old) != 1)
+            printf("ERROR no saved id in %s\n", file);
+        fclose(f);
         unsigned char m = 0;
         SEND_QUEUING_MESSAGE(old, &m, 1, 0, &rc);
         printf("STALE old=%d new=%d rc=%d\n", old, (int)port, (int)rc);
@@ -49,9 +41,12 @@ static void writer(void)
             printf("ERROR send %d rc=%d\n", i, (int)rc);
     }
     if (first) {
-        FILE *f = fopen(file, "w");
-        fprintf(f, "%d\n", (int)port);
-        fclose(f);
+        FILE *f = must_fopen(file, "w");
+        if (fprintf(f, "%d\n", (int)port) < 0 || fclose(f) != 0) {
+            printf("ERROR writing %s\n", file);
+            fflush(stdout);
+            exit(1);
+        }
         printf("WRITER restarting\n");
         fflush(stdout);
         SET_PARTITION_MODE(COLD_START, &rc);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include "process.h"
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -22,14 +23,13 @@ int main(void)
         closedir(d);
     printf("PROCVIEW processes=%d pid=%d uid=%d gid=%d\n", n, (int)getpid(), (int)getuid(),
            (int)getgid());
-    FILE *f = fopen("/proc/self/status", "r");
+    FILE *f = must_fopen("/proc/self/status", "r");
     char line[256];
-    while (f && fgets(line, sizeof line, f))
+    while (fgets(line, sizeof line, f))
         if (!strncmp(line, "CapBnd", 6) || !strncmp(line, "CapEff", 6) ||
             !strncmp(line, "NoNewPrivs", 10) || !strncmp(line, "Seccomp:", 8))
             printf("PROCVIEW %s", line);
-    if (f)
-        fclose(f);
+    fclose(f);
     printf("PROCVIEW calling ptrace\n");
     fflush(stdout);
     long r = ptrace(PTRACE_TRACEME, 0, 0, 0);

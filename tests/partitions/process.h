@@ -3,10 +3,36 @@
  * (SOFT deadline, no time capacity, 64 KiB stack). */
 #ifndef PROCESS_H
 #define PROCESS_H
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ARINC653.h>
+
+/* fopen(path, mode), or, when it fails, "ERROR fopen <path> (<mode>): <reason>" on stdout
+ * and stderr and exit status 1: a test reads a clear failure, never a NULL FILE * later. */
+static inline FILE *must_fopen(const char *path, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    if (!f) {
+        const char *why = strerror(errno);
+        printf("ERROR fopen %s (%s): %s\n", path, mode, why);
+        fflush(stdout);
+        fprintf(stderr, "ERROR fopen %s (%s): %s\n", path, mode, why);
+        exit(1);
+    }
+    return f;
+}
+
+/* fopen(path, "r") of a file another party writes later: NULL while it does not exist yet;
+ * any other failure (a directory the partition's uid cannot reach) ends as must_fopen does. */
+static inline FILE *fopen_when_there(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f && errno != ENOENT)
+        return must_fopen(path, "r");
+    return f;
+}
 
 /* A NUL-padded NAME_TYPE copy of s, cut to NAME_TYPE (rotating buffers: four live at once). */
 static inline char *nm(const char *s)
@@ -70,9 +96,7 @@ static inline void start_process(const char *name, void (*entry)(void), PRIORITY
  * For the hostile test partitions that attack their own port memory. */
 static inline void *own_mapping(const char *name, const char *exclude, const char *perms)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
-        return NULL;
+    FILE *f = must_fopen("/proc/self/maps", "r");
     char line[512];
     unsigned long lo = 0;
     while (fgets(line, sizeof line, f)) {

@@ -121,6 +121,7 @@ impl Rig {
             }
             let spec = SpawnSpec {
                 path: path.clone(),
+                cwd: None,
                 argv,
                 envp: Vec::new(),
                 fds: vec![(devnull.as_raw_fd(), 0), (devnull.as_raw_fd(), 1), (2, 2)],

@@ -24,7 +24,8 @@ pub enum ExitStatus {
     CannotRun = 4,
     /// 5: the module ran, but a partition could not be started or something was left behind.
     PartitionFailure = 5,
-    /// 6: the module ran with window overruns and `--fail-on-overrun` was given.
+    /// 6: the module ran with window overruns and `--fail-on overrun` (or its alias
+    /// `--fail-on-overrun`) was given.
     Overruns = 6,
     /// 7: the health monitor shut the module down (module-level SHUTDOWN action).
     HmShutdown = 7,
@@ -32,11 +33,22 @@ pub enum ExitStatus {
     Unschedulable = 8,
     /// 9: `partita schedule`: the synthesised schedule failed its own checks (a defect).
     ScheduleDefect = 9,
+    /// 10: a partition's process ended (crashed or exited) before the module stopped, and
+    /// `--fail-on exit` was given.
+    PartitionEnded = 10,
+    /// 11: a partition was restarted and `--fail-on restart` was given.
+    PartitionRestarted = 11,
+    /// 12: a process missed its deadline and `--fail-on deadline` was given.
+    DeadlineMissed = 12,
+    /// 13: the health monitor recorded an error and `--fail-on hm` was given.
+    HmEvents = 13,
+    /// 14: a partition never reached NORMAL mode and `--fail-on start` was given.
+    NeverNormal = 14,
 }
 
 impl ExitStatus {
     /// Every status, in the order of their numbers.
-    pub const ALL: [ExitStatus; 10] = [
+    pub const ALL: [ExitStatus; 15] = [
         ExitStatus::Success,
         ExitStatus::ConfigurationErrors,
         ExitStatus::BadCommandLine,
@@ -47,6 +59,11 @@ impl ExitStatus {
         ExitStatus::HmShutdown,
         ExitStatus::Unschedulable,
         ExitStatus::ScheduleDefect,
+        ExitStatus::PartitionEnded,
+        ExitStatus::PartitionRestarted,
+        ExitStatus::DeadlineMissed,
+        ExitStatus::HmEvents,
+        ExitStatus::NeverNormal,
     ];
 
     /// The process exit status.
@@ -65,7 +82,7 @@ impl ExitStatus {
             ExitStatus::PartitionFailure => {
                 "a partition could not start or something was left behind"
             }
-            ExitStatus::Overruns => "overruns with --fail-on-overrun",
+            ExitStatus::Overruns => "window overruns with --fail-on overrun (or --fail-on-overrun)",
             ExitStatus::HmShutdown => {
                 "the health monitor shut the module down (module SHUTDOWN action)"
             }
@@ -73,6 +90,28 @@ impl ExitStatus {
             ExitStatus::ScheduleDefect => {
                 "partita schedule: the synthesised schedule failed its own checks (a defect)"
             }
+            ExitStatus::PartitionEnded => {
+                "a partition process ended before the module stopped, with --fail-on exit"
+            }
+            ExitStatus::PartitionRestarted => "a partition was restarted, with --fail-on restart",
+            ExitStatus::DeadlineMissed => "a process missed its deadline, with --fail-on deadline",
+            ExitStatus::HmEvents => "the health monitor recorded an error, with --fail-on hm",
+            ExitStatus::NeverNormal => {
+                "a partition never reached NORMAL mode, with --fail-on start"
+            }
+        }
+    }
+
+    /// The status `partita run --fail-on` exits with when it finds `concern`.
+    pub fn of_concern(concern: partita_manager::Concern) -> ExitStatus {
+        use partita_manager::Concern;
+        match concern {
+            Concern::Exit => ExitStatus::PartitionEnded,
+            Concern::Restart => ExitStatus::PartitionRestarted,
+            Concern::Deadline => ExitStatus::DeadlineMissed,
+            Concern::Hm => ExitStatus::HmEvents,
+            Concern::Start => ExitStatus::NeverNormal,
+            Concern::Overrun => ExitStatus::Overruns,
         }
     }
 
@@ -236,6 +275,25 @@ mod tests {
     }
 
     #[test]
+    fn every_concern_has_its_own_status_naming_its_fail_on_word() {
+        use partita_manager::Concern;
+        let mut codes: Vec<u8> = Concern::ALL
+            .iter()
+            .map(|c| ExitStatus::of_concern(*c).code())
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), Concern::ALL.len());
+        for c in Concern::ALL {
+            let meaning = ExitStatus::of_concern(c).meaning();
+            assert!(
+                meaning.contains(&format!("--fail-on {}", c.name())),
+                "{c:?}: {meaning}"
+            );
+        }
+    }
+
+    #[test]
     fn help_lists_every_status() {
         let help = ExitStatus::help();
         for s in ExitStatus::ALL {
@@ -338,6 +396,9 @@ mod tests {
             1
         );
         assert_eq!(check(&items("10 success").unwrap(), false, "x").len(), 1);
-        assert_eq!(check(&items("0 success").unwrap(), true, "x").len(), 9);
+        assert_eq!(
+            check(&items("0 success").unwrap(), true, "x").len(),
+            ExitStatus::ALL.len() - 1
+        );
     }
 }

@@ -69,7 +69,14 @@ enum Cmd {
         /// Do not load the seccomp filter into partitions (debugging; see docs/seccomp.md).
         #[arg(long)]
         no_seccomp: bool,
-        /// Exit with code 6 when a window overrun exceeded the tolerance.
+        /// Fail (exit status in `partita --help`) when the run shows any of these, comma
+        /// separated: exit (a partition process ended), restart (a partition was restarted),
+        /// deadline (a deadline was missed), hm (the health monitor recorded an error), start
+        /// (a partition never reached NORMAL), overrun (a window overrun), all. By default a
+        /// run that did what its health-monitor tables say exits 0.
+        #[arg(long, value_delimiter = ',', value_parser = parse_fail_on)]
+        fail_on: Vec<FailOn>,
+        /// The same as `--fail-on overrun`.
         #[arg(long)]
         fail_on_overrun: bool,
         /// Overrun tolerance (default 100us).
@@ -87,6 +94,13 @@ enum Cmd {
         /// loses it at the end of its window.
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
+    },
+    /// Reclaim what runs whose manager is gone left behind (thaw and kill their partitions,
+    /// remove their cgroups) and say what was removed; runs whose manager lives are left alone.
+    Cleanup {
+        /// Only list what would be reclaimed.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Read back a health-monitor logbook written by `partita run --hm-log`.
     HmLog {
@@ -252,6 +266,34 @@ fn parse_backend(s: &str) -> Result<Backend, BenchBackendError> {
     }
 }
 
+/// One `--fail-on` word: a concern (see [`partita_manager::Concern`]) or `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailOn {
+    One(partita_manager::Concern),
+    All,
+}
+
+impl FailOn {
+    /// Whether this choice covers `c`.
+    fn covers(self, c: partita_manager::Concern) -> bool {
+        self == FailOn::All || self == FailOn::One(c)
+    }
+}
+
+/// A `--fail-on` word that names no concern.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not one of exit, restart, deadline, hm, start, overrun, all")]
+struct UnknownConcern(String);
+
+fn parse_fail_on(s: &str) -> Result<FailOn, UnknownConcern> {
+    match s.trim() {
+        "all" => Ok(FailOn::All),
+        w => partita_manager::Concern::from_name(w)
+            .map(FailOn::One)
+            .ok_or_else(|| UnknownConcern(w.to_string())),
+    }
+}
+
 /// Why a command-line duration was refused.
 #[derive(Debug, thiserror::Error)]
 #[error("`{text}` is not a duration: {source} (examples: 5s, 500ms, 2m)")]
@@ -289,6 +331,7 @@ fn main() -> ExitCode {
             no_namespaces,
             no_realtime,
             no_seccomp,
+            mut fail_on,
             fail_on_overrun,
             overrun_tolerance,
             hm_log,
@@ -323,7 +366,10 @@ fn main() -> ExitCode {
             if let Some(m) = spin_margin {
                 opts.spin_margin = m;
             }
-            run(&file, backend, opts, json, fail_on_overrun)
+            if fail_on_overrun {
+                fail_on.push(FailOn::One(partita_manager::Concern::Overrun));
+            }
+            run(&file, backend, opts, json, &fail_on)
         }
         Cmd::Cc {
             print_flags,
@@ -355,6 +401,7 @@ fn main() -> ExitCode {
             what: BenchCmd::Apex { quick, json },
         } => bench::apex(&partita_bench::ApexOptions { quick }, json),
         Cmd::HmLog { file, json } => hm_log(&file, json),
+        Cmd::Cleanup { dry_run } => cleanup(dry_run),
         Cmd::Schedule(a) => schedule::main(&schedule::Options {
             file: a.file,
             algorithm: a.algorithm,
@@ -491,7 +538,7 @@ fn run(
     backend: Option<BackendChoice>,
     mut opts: RunOptions,
     json: Option<PathBuf>,
-    fail_on_overrun: bool,
+    fail_on: &[FailOn],
 ) -> ExitStatus {
     let compiled = match load_plan(file) {
         Ok(p) => p,
@@ -531,8 +578,37 @@ fn run(
     if report.hm.shutdown {
         return ExitStatus::HmShutdown;
     }
-    if fail_on_overrun && report.total_overruns() > 0 {
-        return ExitStatus::Overruns;
+    // Every finding asked for is printed; the exit status is the lowest of theirs.
+    report
+        .findings()
+        .into_iter()
+        .filter(|f| fail_on.iter().any(|w| w.covers(f.concern)))
+        .map(|f| {
+            let s = ExitStatus::of_concern(f.concern);
+            eprintln!("partita: failing (exit {}): {}", s.code(), f.what);
+            s
+        })
+        .min_by_key(|s| s.code())
+        .unwrap_or(ExitStatus::Success)
+}
+
+/// `partita cleanup`: one line per dead run reclaimed; exit 5 if something stays.
+fn cleanup(dry_run: bool) -> ExitStatus {
+    let reclaimed = partita_manager::reclaim_dead_runs(dry_run);
+    for r in &reclaimed {
+        println!("{}", r.summary(dry_run));
+        for p in &r.processes {
+            println!("  process {p}");
+        }
+        for d in &r.directories {
+            println!("  {}", d.display());
+        }
+    }
+    if reclaimed.is_empty() {
+        println!("nothing to reclaim: no run whose manager is gone left anything");
+    }
+    if reclaimed.iter().any(|r| !r.failures.is_empty()) {
+        return ExitStatus::PartitionFailure;
     }
     ExitStatus::Success
 }

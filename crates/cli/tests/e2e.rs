@@ -311,17 +311,6 @@ fn start_long_module(name: &str, token: &str) -> std::process::Child {
     child
 }
 
-fn wait_gone(token: &str, pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if processes_with(token).is_empty() && cgroups_of(pid).is_empty() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
-
 #[test]
 fn sigint_stops_the_module_and_leaves_nothing() {
     let _g = serial();
@@ -542,7 +531,7 @@ fn a_run_removes_the_cgroups_a_dead_run_left_behind() {
     );
     assert!(kept, "a live run's directory was removed\n{}", text(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("earlier runs whose manager is gone"),
+        String::from_utf8_lossy(&out.stderr).contains("earlier run whose manager is gone"),
         "{}",
         text(&out)
     );
@@ -598,4 +587,66 @@ fn freezer_v2_says_whether_cgroup_changes_will_delay_its_switches() {
         .iter()
         .any(|n| n.as_str().unwrap_or("").contains("without favordynmods"));
     assert_eq!(noted, !favordynmods, "{report}");
+}
+
+/// A partition gets a directory of its own on the host, its working directory, kept for the
+/// run and removed with it; the report names the run directory and warns about an argument
+/// path the partition's uid cannot reach (docs/host-files.md).
+#[test]
+fn a_partition_gets_its_own_run_directory_and_unreachable_paths_are_reported() {
+    let _g = serial();
+    let test = "a_partition_gets_its_own_run_directory_and_unreachable_paths_are_reported";
+    if let Err(r) = capable() {
+        return skip(test, &r);
+    }
+    let dir = scratch("run-directory");
+    let closed = dir.join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let hidden = closed.join("input.txt");
+    let module = write_module(
+        &dir,
+        "rundir",
+        100,
+        &[Part {
+            name: "a",
+            exe: partition_exe("steady"),
+            windows: vec![(0, 20)],
+            extra: vec![hidden.display().to_string()],
+        }],
+    );
+    let json = dir.join("report.json");
+    let out = partita()
+        .args(["run", "--duration", "300ms", "--quiet", "--json"])
+        .arg(&json)
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let run_dir = report["run_dir"].as_str().unwrap().to_string();
+    assert!(
+        run_dir.starts_with(partita_manager::rundir::BASE),
+        "{report}"
+    );
+    assert!(
+        !std::path::Path::new(&run_dir).exists(),
+        "run directory left behind"
+    );
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .filter(|n| n.contains("out of reach"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{report}");
+    assert!(
+        notes[0].contains(&hidden.display().to_string())
+            && notes[0].contains(&format!("{} (mode 0700)", closed.display())),
+        "{}",
+        notes[0]
+    );
 }

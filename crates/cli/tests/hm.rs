@@ -395,15 +395,9 @@ fn every_detected_error_is_logged_with_its_code_level_and_action() {
     assert!(processes_with("hm_faults").is_empty());
 }
 
-#[test]
-fn cold_start_respawns_a_crashed_partition_at_its_next_window_without_disturbing_its_neighbour() {
-    let Some(_g) = guard("cold_start_respawns_a_crashed_partition") else {
-        return;
-    };
-    let dir = scratch("hm-coldstart");
-    // crasher faults in its main process (the runtime reports it, then the process dies);
-    // killed dies by SIGSYS (seccomp) in its second activation, without a word.
-    let tables = r#"  <System_HM_Table>
+/// Partition 1 `crasher` restarts (COLD_START) on a MEMORY_VIOLATION in PARTITION_INIT,
+/// partition 2 `killed` (WARM_START) on an ILLEGAL_REQUEST in PROCESS_EXECUTION.
+const RESTARTING_TABLES: &str = r#"  <System_HM_Table>
     <System_State_Entry SystemState="2">
       <Error_ID_Level ErrorIdentifier="5" ErrorLevel="PARTITION" ErrorCode="MEMORY_VIOLATION"/>
     </System_State_Entry>
@@ -422,6 +416,16 @@ fn cold_start_respawns_a_crashed_partition_at_its_next_window_without_disturbing
     </System_State_Entry>
   </Partition_HM_Table>
 "#;
+
+#[test]
+fn cold_start_respawns_a_crashed_partition_at_its_next_window_without_disturbing_its_neighbour() {
+    let Some(_g) = guard("cold_start_respawns_a_crashed_partition") else {
+        return;
+    };
+    let dir = scratch("hm-coldstart");
+    // crasher faults in its main process (the runtime reports it, then the process dies);
+    // killed dies by SIGSYS (seccomp) in its second activation, without a word.
+    let tables = RESTARTING_TABLES;
     let mut steady = p("steady", "steady", (50, 30));
     steady.args = vec!["50000000".into(), "100000000".into()];
     let parts = [
@@ -732,4 +736,91 @@ fn a_corrupt_logbook_is_a_typed_error_with_exit_code_3() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
+}
+
+/// `partita run --fail-on`: a run whose partitions die, restart, miss deadlines or never
+/// reach NORMAL exits 0 by default (the module did what its HM tables say) and with the
+/// status of each concern asked for; the lowest status wins when several apply; a healthy
+/// run exits 0 even with `--fail-on all`; the summary flags a partition that never reached
+/// NORMAL.
+#[test]
+fn fail_on_turns_each_concern_into_its_exit_status() {
+    let Some(_g) = guard("fail_on_turns_each_concern_into_its_exit_status") else {
+        return;
+    };
+    let dir = scratch("hm-fail-on");
+    let steady = || {
+        let mut s = p("steady", "steady", (50, 30));
+        s.args = vec!["50000000".into(), "100000000".into()];
+        s
+    };
+    // Runs `parts` with `--fail-on` `what` (none: no flag); the exit status and stderr.
+    let status = |name: &str, parts: &[P], tables: &str, what: Option<&str>| {
+        let m = module(&dir, name, 100, parts, tables);
+        let mut extra = vec!["--duration", "1s", "--quiet"];
+        if let Some(w) = what {
+            extra.extend(["--fail-on", w]);
+        }
+        let (out, _) = run(&dir, &m, &extra);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // A healthy module fails on nothing; the old flag is still accepted.
+    let healthy = [steady()];
+    assert_eq!(status("healthy", &healthy, "", Some("all")).0, Some(0));
+    let m = module(&dir, "healthy", 100, &healthy, "");
+    let (out, _) = run(&dir, &m, &["--duration", "500ms", "--fail-on-overrun"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // A partition that exits after reaching NORMAL (default action: IDLE, no restart).
+    let exits = [p("dies", "exit", (0, 20)), steady()];
+    for (what, code) in [
+        (None, 0),
+        (Some("restart,start,deadline"), 0),
+        (Some("exit"), 10),
+        (Some("hm"), 13),
+        (Some("hm,exit"), 10),
+    ] {
+        let (c, err) = status("exits", &exits, "", what);
+        assert_eq!(c, Some(code), "--fail-on {what:?}\n{err}");
+        if code == 10 {
+            assert!(
+                err.contains("partition dies: its process ended 1 time(s)"),
+                "{err}"
+            );
+        }
+    }
+
+    // A process missing its deadline (recorded, handled at PROCESS level).
+    let misses = [p("late", "deadline", (0, 30)), steady()];
+    for (what, code) in [(None, 0), (Some("exit,restart"), 0), (Some("deadline"), 12)] {
+        let (c, err) = status("misses", &misses, "", what);
+        assert_eq!(c, Some(code), "--fail-on {what:?}\n{err}");
+    }
+
+    // A partition crashing in its main process, restarted (COLD_START) each time: it never
+    // reaches NORMAL; one dying in NORMAL, restarted too (WARM_START), did reach it.
+    let crashes = [
+        p("crasher", "segv-main", (0, 20)),
+        p("killed", "sigsys", (25, 20)),
+        steady(),
+    ];
+    for (what, code) in [
+        (None, 0),
+        (Some("restart"), 11),
+        (Some("start"), 14),
+        (Some("start,restart"), 11),
+        (Some("deadline"), 0),
+    ] {
+        let (c, err) = status("crashes", &crashes, RESTARTING_TABLES, what);
+        assert_eq!(c, Some(code), "--fail-on {what:?}\n{err}");
+        let flagged: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("NEVER REACHED NORMAL"))
+            .collect();
+        assert_eq!(flagged.len(), 1, "{err}");
+        assert!(flagged[0].contains("partition crasher "), "{err}");
+    }
 }

@@ -234,8 +234,10 @@ fn module(dir: &Path, name: &str, exe: PathBuf, extra: Vec<String>, token: &str)
 }
 
 /// Runs `module`; if `pidfile` is given, writes "<host pid of neighbour far> <host pid of
-/// the manager>" into it once the module runs (the attacker reads it).
-fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>, args: &[&str]) -> Run {
+/// the manager>" into the file of that name in the attacker's run directory (its working
+/// directory, which its uid reaches wherever the checkout is) once the module runs (the
+/// attacker reads it).
+fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&str>, args: &[&str]) -> Run {
     let stem = module.file_stem().unwrap().to_string_lossy().to_string();
     let log_dir = dir.join(format!("logs-{stem}"));
     let json = log_dir.join("report.json");
@@ -255,8 +257,7 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>, args: &[&
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    if let Some(pf) = pidfile {
-        let _ = std::fs::remove_file(pf);
+    if let Some(name) = pidfile {
         let t0 = Instant::now();
         let far = loop {
             let found = processes_with(token).into_iter().find(|&p| {
@@ -274,9 +275,10 @@ fn run(dir: &Path, module: &Path, token: &str, pidfile: Option<&Path>, args: &[&
             }
             std::thread::sleep(Duration::from_millis(5));
         };
+        let pf = partition_run_dir(child.id(), "01-attacker").join(name);
         let tmp = pf.with_extension("tmp");
         std::fs::write(&tmp, format!("{far} {}\n", child.id())).unwrap();
-        std::fs::rename(&tmp, pf).unwrap();
+        std::fs::rename(&tmp, &pf).unwrap();
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -440,10 +442,10 @@ fn suite_with(test: &str, attacker: &str, mut setup: Setup) -> Option<Run> {
         setup.run_args.join("")
     ));
     let token = format!("tok-iso-{attacker}-{}", std::process::id());
-    let pidfile = dir.join("neighbour.pid");
+    let pidfile = "neighbour.pid";
     let mut extra = Vec::new();
     if setup.pidfile {
-        extra.push(pidfile.display().to_string());
+        extra.push(pidfile.to_string());
     }
     extra.extend(setup.args.iter().map(|a| a.to_string()));
     let quiet = module(
@@ -454,7 +456,7 @@ fn suite_with(test: &str, attacker: &str, mut setup: Setup) -> Option<Run> {
         &token,
     );
     let hostile = module(&dir, "hostile", partition_exe(attacker), extra, &token);
-    let pf = setup.pidfile.then_some(pidfile.as_path());
+    let pf = setup.pidfile.then_some(pidfile);
     // Lateness is a timing figure: on a machine shared with other real-time work (other
     // modules at the same priorities), one pair of runs may be disturbed from outside. The
     // pair is run again (at most four times in all) before the bound counts as broken; the

@@ -252,12 +252,12 @@ fn restart_keeps_channels_and_refuses_stale_port_ids() {
     }
     let exe = partition_exe("ports_restart");
     let dir = scratch("ports-restart");
-    let idfile = dir.join("port-id");
-    let id = idfile.display().to_string();
+    // A relative path: in the writer's own run directory (its working directory, kept
+    // across its restart), which its uid reaches wherever the checkout is.
     let xml = writer_reader_module(
         "restart",
         &exe,
-        &["writer", &id],
+        &["writer", "port-id"],
         &["reader"],
         ("Queuing_Port", r#"MaxMessageSize="4" MaxNbMessages="8""#),
         "",

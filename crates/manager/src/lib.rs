@@ -33,7 +33,8 @@
 //!    records to `hm`.
 //! 7. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
 //!    partition's cgroups), `ports` and `bridge` (channels and pseudo-partitions), `traffic`,
-//!    `raise` (the priority broker on a control block), `host`, `stale`, `corelock`,
+//!    `raise` (the priority broker on a control block), `host`, `rundir` (the partitions'
+//!    directories on the host), `reclaim`, `corelock`,
 //!    `report` and `stats`.
 
 mod backend;
@@ -50,11 +51,12 @@ mod output;
 mod partition;
 mod ports;
 mod raise;
+mod reclaim;
 mod report;
 mod run;
+pub mod rundir;
 mod scheduler;
 mod service;
-mod stale;
 pub mod stats;
 mod supervisor;
 mod traffic;
@@ -63,7 +65,8 @@ pub use backend::{Backend, BackendChoice, UnknownBackend};
 pub use hm::HmReport;
 pub use host::HostInfo;
 pub use msched::{ScheduleSwitch, WindowStart};
-pub use report::{CoreReport, PartitionReport, RunReport};
+pub use reclaim::{reclaim_dead_runs, Reclaimed};
+pub use report::{Concern, CoreReport, Finding, PartitionReport, RunReport};
 pub use supervisor::run;
 pub use traffic::ChannelTraffic;
 

@@ -18,6 +18,7 @@ use partita_sys::shm::SharedMapping;
 use partita_sys::spawn::{self, Namespaces, SpawnSpec, Spawned};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -53,6 +54,10 @@ pub(crate) struct Dyn {
     pub overruns: u64,
     pub overrun: Histogram,
     pub restarts: u32,
+    /// Times its process ended on its own (crashed or exited) before the module stopped.
+    pub process_ends: u32,
+    /// Whether it was seen in NORMAL mode (any incarnation).
+    pub reached_normal: bool,
     pub exit: Option<String>,
     pub exec_error: Option<String>,
     /// A restart decided by the health monitor or a system partition: the start condition to
@@ -89,6 +94,8 @@ pub(crate) struct Partition {
     pub output: Arc<Mutex<OutputCounters>>,
     /// The run's channels: this partition's port descriptors come from there.
     pub channels: std::sync::OnceLock<std::sync::Arc<crate::ports::Channels>>,
+    /// Its directory on the host (crate::rundir): working directory and `PARTITA_RUN_DIR`.
+    pub work_dir: std::sync::OnceLock<PathBuf>,
     /// Its runtime reads APEX time from the counter clock (`HostInfo::counter_clock`).
     pub counter_clock: bool,
     /// `HostInfo::counter_seed`.
@@ -252,12 +259,15 @@ impl Partition {
                 overruns: 0,
                 overrun: Histogram::new(),
                 restarts: 0,
+                process_ends: 0,
+                reached_normal: false,
                 exit: None,
                 exec_error: None,
                 hm_restart: None,
             }),
             output: Arc::default(),
             channels: std::sync::OnceLock::new(),
+            work_dir: std::sync::OnceLock::new(),
             refused_creations: std::sync::atomic::AtomicU64::new(0),
             tasks_hint: std::sync::atomic::AtomicU32::new(0),
             nudge: std::sync::OnceLock::new(),
@@ -376,7 +386,15 @@ impl Partition {
         // The port directory and only this partition's channel ends.
         let port_fds = self.channels.get().map(|c| c.fds_of(self.index));
         let port_env = port_fds.as_ref().map(|(_, kv)| kv);
-        let envp = environment(config, env, port_env);
+        let work_dir = self.work_dir.get();
+        let mut envp = environment(config, env, port_env);
+        if let Some(d) = work_dir {
+            let mut kv = format!("{}=", crate::rundir::ENV_RUN_DIR).into_bytes();
+            kv.extend_from_slice(d.as_os_str().as_bytes());
+            envp.push(CString::new(kv).map_err(|e| {
+                partita_sys::SysError::io("run directory", std::io::Error::other(e))
+            })?);
+        }
         let confinement = crate::isolation::confinement(
             self.index,
             self.task_limit(),
@@ -394,6 +412,9 @@ impl Partition {
         };
         let mut spec = SpawnSpec {
             path,
+            cwd: work_dir
+                .map(|d| spawn::cstring(d.as_os_str()))
+                .transpose()?,
             argv,
             envp,
             fds: vec![

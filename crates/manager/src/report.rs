@@ -55,6 +55,13 @@ pub struct PartitionReport {
     pub mode: String,
     /// Restarts carried out.
     pub restarts: u32,
+    /// Times its process ended on its own (crashed or exited) before the module stopped.
+    pub process_ends: u32,
+    /// Whether it reached NORMAL mode (in any incarnation); a partition that never left
+    /// COLD_START/WARM_START is flagged in the summary.
+    pub reached_normal: bool,
+    /// DEADLINE_MISSED events of its processes.
+    pub deadline_misses: u64,
     /// How its process ended, if it ended before the module stopped.
     pub exit: Option<String>,
     /// Why it could not be started, if so.
@@ -89,6 +96,9 @@ pub struct RunReport {
     pub realtime: bool,
     /// What could not be done as asked, and other remarks.
     pub notes: Vec<String>,
+    /// The run directory: each partition's own directory on the host, its working directory
+    /// (`PARTITA_RUN_DIR`), lives in it from set-up to the end of the run (crate::rundir).
+    pub run_dir: Option<String>,
     /// Major frame, ns.
     pub major_frame_ns: u64,
     /// The scheduler threads' spin margin, ns (0 without real-time priorities).
@@ -124,10 +134,143 @@ pub struct RunReport {
     pub channels: Vec<crate::traffic::ChannelTraffic>,
 }
 
+/// A kind of event that did not stop the run but that a user may want to fail on
+/// (`partita run --fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Concern {
+    /// A partition's process ended on its own (crashed or exited) before the module stopped.
+    Exit,
+    /// A partition was restarted (by the health monitor, a module reset, or its own request).
+    Restart,
+    /// A process missed its deadline.
+    Deadline,
+    /// The health monitor recorded an error.
+    Hm,
+    /// A partition never reached NORMAL mode.
+    Start,
+    /// A window overrun exceeded the tolerance.
+    Overrun,
+}
+
+impl Concern {
+    /// Every concern.
+    pub const ALL: [Concern; 6] = [
+        Concern::Exit,
+        Concern::Restart,
+        Concern::Deadline,
+        Concern::Hm,
+        Concern::Start,
+        Concern::Overrun,
+    ];
+
+    /// The word naming it (`partita run --fail-on WORD`, the JSON report).
+    pub fn name(self) -> &'static str {
+        match self {
+            Concern::Exit => "exit",
+            Concern::Restart => "restart",
+            Concern::Deadline => "deadline",
+            Concern::Hm => "hm",
+            Concern::Start => "start",
+            Concern::Overrun => "overrun",
+        }
+    }
+
+    /// The concern named `word`.
+    pub fn from_name(word: &str) -> Option<Concern> {
+        Concern::ALL.into_iter().find(|c| c.name() == word)
+    }
+}
+
+/// One occurrence of a [`Concern`] in a run, with what the summary says about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The kind.
+    pub concern: Concern,
+    /// What happened, e.g. "partition a: process ended 2 times (last: exit status 3)".
+    pub what: String,
+}
+
+impl PartitionReport {
+    /// What this partition's figures show that a user may fail on.
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut v = Vec::new();
+        let mut add = |concern, what: String| {
+            v.push(Finding {
+                concern,
+                what: format!("partition {}: {what}", self.name),
+            })
+        };
+        if self.process_ends > 0 {
+            add(
+                Concern::Exit,
+                format!(
+                    "its process ended {} time(s) before the module stopped{}",
+                    self.process_ends,
+                    self.exit
+                        .as_ref()
+                        .map(|e| format!(" (last: {e})"))
+                        .unwrap_or_default()
+                ),
+            );
+        }
+        if self.restarts > 0 {
+            add(
+                Concern::Restart,
+                format!("restarted {} time(s)", self.restarts),
+            );
+        }
+        if self.deadline_misses > 0 {
+            add(
+                Concern::Deadline,
+                format!("{} deadline miss(es)", self.deadline_misses),
+            );
+        }
+        if self.hm_events > 0 {
+            add(
+                Concern::Hm,
+                format!("{} health-monitor event(s)", self.hm_events),
+            );
+        }
+        if !self.reached_normal {
+            add(
+                Concern::Start,
+                format!("never reached NORMAL (mode {} at the end)", self.mode),
+            );
+        }
+        if self.overruns > 0 {
+            add(
+                Concern::Overrun,
+                format!(
+                    "{} window overrun(s) (max {:.1} us)",
+                    self.overruns,
+                    self.overrun.max as f64 / 1000.0
+                ),
+            );
+        }
+        v
+    }
+}
+
 impl RunReport {
     /// Total overruns over all partitions.
     pub fn total_overruns(&self) -> u64 {
         self.partitions.iter().map(|p| p.overruns).sum()
+    }
+
+    /// Everything a user may fail on, partition by partition; module-wide health-monitor
+    /// events (no partition: a power failure) count as [`Concern::Hm`].
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut v: Vec<Finding> = self.partitions.iter().flat_map(|p| p.findings()).collect();
+        let per_partition: u64 = self.partitions.iter().map(|p| p.hm_events).sum();
+        let module_wide = (self.hm.status.total + self.hm.suppressed).saturating_sub(per_partition);
+        if module_wide > 0 {
+            v.push(Finding {
+                concern: Concern::Hm,
+                what: format!("{module_wide} module-wide health-monitor event(s)"),
+            });
+        }
+        v
     }
 
     /// A short human-readable summary.
@@ -161,7 +304,7 @@ impl RunReport {
         for p in &self.partitions {
             let _ = writeln!(
                 s,
-                "  partition {} (id {}): {} windows, {} overruns (max {:.1} us), mode {}, {} restarts, {} lines{}{}",
+                "  partition {} (id {}): {} windows, {} overruns (max {:.1} us), mode {}, {} restarts, {} lines{}{}{}",
                 p.name,
                 p.id,
                 p.windows,
@@ -175,6 +318,11 @@ impl RunReport {
                     .as_ref()
                     .map(|e| format!(", could not start: {e}"))
                     .unwrap_or_default(),
+                if p.reached_normal {
+                    ""
+                } else {
+                    ", NEVER REACHED NORMAL (stayed in COLD_START/WARM_START or IDLE)"
+                },
             );
         }
         let st = &self.hm.status;
@@ -254,5 +402,85 @@ impl RunReport {
             let _ = writeln!(s, "  LEFT BEHIND: {l}");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn healthy() -> PartitionReport {
+        PartitionReport {
+            name: "p".into(),
+            id: 1,
+            windows: 10,
+            overruns: 0,
+            overrun: Summary::default(),
+            frozen_ahead_windows: 0,
+            frozen_ahead_max_ns: 0,
+            mode: "NORMAL".into(),
+            restarts: 0,
+            process_ends: 0,
+            reached_normal: true,
+            deadline_misses: 0,
+            exit: None,
+            exec_error: None,
+            output_lines: 0,
+            output_bytes: 0,
+            split_lines: 0,
+            application_messages: 0,
+            bad_reports: 0,
+            hm_events: 0,
+        }
+    }
+
+    fn concerns(p: &PartitionReport) -> Vec<Concern> {
+        p.findings().iter().map(|f| f.concern).collect()
+    }
+
+    #[test]
+    fn a_healthy_partition_has_no_findings() {
+        assert!(healthy().findings().is_empty());
+    }
+
+    #[test]
+    fn each_figure_is_its_own_concern() {
+        type Set = fn(&mut PartitionReport);
+        let cases: [(Set, Concern); 6] = [
+            (|p| p.process_ends = 2, Concern::Exit),
+            (|p| p.restarts = 1, Concern::Restart),
+            (|p| p.deadline_misses = 3, Concern::Deadline),
+            (|p| p.hm_events = 1, Concern::Hm),
+            (|p| p.reached_normal = false, Concern::Start),
+            (|p| p.overruns = 4, Concern::Overrun),
+        ];
+        for (set, concern) in cases {
+            let mut p = healthy();
+            set(&mut p);
+            assert_eq!(concerns(&p), vec![concern]);
+            assert!(p.findings()[0].what.starts_with("partition p: "));
+        }
+    }
+
+    #[test]
+    fn concerns_are_named_by_their_words() {
+        for c in Concern::ALL {
+            assert_eq!(Concern::from_name(c.name()), Some(c));
+            assert_eq!(
+                serde_json::to_value(c).unwrap(),
+                serde_json::Value::from(c.name())
+            );
+        }
+        assert_eq!(Concern::from_name("all"), None);
+    }
+
+    #[test]
+    fn a_dead_partition_says_how_it_ended() {
+        let mut p = healthy();
+        p.process_ends = 1;
+        p.exit = Some("exited with status 3".into());
+        assert!(p.findings()[0]
+            .what
+            .contains("(last: exited with status 3)"));
     }
 }

@@ -36,6 +36,7 @@ use std::thread::JoinHandle;
 pub(crate) mod signal {
     pub const SIGINT: i32 = 2;
     pub const SIGTERM: i32 = 15;
+    pub const SIGKILL: i32 = 9;
     /// Simulated power failure.
     pub const SIGPWR: i32 = 30;
 }
@@ -55,6 +56,8 @@ pub(crate) struct Run<'a> {
     pub notes: Vec<String>,
     /// `partita/<pid>-<time>`: this run's directory in every cgroup hierarchy.
     run_dir: String,
+    /// The partitions' directories on the host (crate::rundir).
+    host_dir: Option<crate::rundir::RunDir>,
     pub parts: Vec<Arc<Partition>>,
     /// v1 freezer: a cgroup kept frozen for the whole run (see [`Run::freeze_sentinel`]).
     sentinel: Option<(Cgroup, Freezer)>,
@@ -104,7 +107,13 @@ impl<'a> Run<'a> {
             monotonic_ns() / 1000
         );
         if host.root {
-            notes.extend(crate::stale::sweep(&host, &run_dir));
+            let own = run_dir.rsplit('/').next();
+            for r in crate::reclaim::reclaim_except(&host, own, false) {
+                notes.push(format!(
+                    "reclaimed what an earlier run whose manager is gone left: {}",
+                    r.summary(false)
+                ));
+            }
         }
         // Partition uids of this run, distinct from those of any other module running now.
         let (uid_block, uid_note) = crate::corelock::acquire_uid_block();
@@ -138,6 +147,7 @@ impl<'a> Run<'a> {
             rt,
             notes,
             run_dir,
+            host_dir: None,
             parts: Vec::new(),
             sentinel: None,
             channels: None,
@@ -166,6 +176,12 @@ impl<'a> Run<'a> {
             let p = Partition::prepare(&self.plan, i, &self.host, self.backend, &self.run_dir)?;
             self.parts.push(Arc::new(p));
         }
+        self.create_host_dir()?;
+        if self.host.root {
+            // Partitions run under their own uids: say which configured paths they cannot reach.
+            let notes = crate::rundir::unreachable_arguments(&self.plan);
+            self.notes.extend(notes);
+        }
         // One scheduler wake-up word per CPU, for the creation threads' hints.
         let cpus = self
             .parts
@@ -189,6 +205,39 @@ impl<'a> Run<'a> {
             self.freeze_sentinel()?;
         }
         Ok(())
+    }
+
+    /// The run directory and each partition's own directory in it (crate::rundir).
+    fn create_host_dir(&mut self) -> Result<(), ManagerError> {
+        let run = self.run_dir.rsplit('/').next().unwrap_or_default();
+        let leaves: Vec<String> = self
+            .plan
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{i:02}-{}", crate::partition::sanitize(&p.name)))
+            .collect();
+        let dir = crate::rundir::RunDir::create(run, &leaves, self.host.root).map_err(|e| {
+            partita_sys::SysError::io(
+                format!(
+                    "run directory {}",
+                    crate::rundir::base().join(run).display()
+                ),
+                e,
+            )
+        })?;
+        for (i, p) in self.parts.iter().enumerate() {
+            if let Some(d) = dir.of(i) {
+                let _ = p.work_dir.set(d.to_path_buf());
+            }
+        }
+        self.host_dir = Some(dir);
+        Ok(())
+    }
+
+    /// The run directory (removed by [`Run::release`]).
+    pub fn host_dir(&self) -> Option<&std::path::Path> {
+        self.host_dir.as_ref().map(|d| d.root())
     }
 
     /// Keeps one cgroup frozen for the whole run: the kernel then leaves its freezer static
@@ -415,7 +464,12 @@ impl<'a> Run<'a> {
             let notes = b.stop();
             self.notes.extend(notes);
         }
-        let leftovers = self.remove_groups();
+        let mut leftovers = self.remove_groups();
+        if let Some(d) = &self.host_dir {
+            if let Err(e) = d.remove() {
+                leftovers.push(format!("run directory {}: {e}", d.root().display()));
+            }
+        }
         if let Some(g) = self.guard.take() {
             g.finish();
         }

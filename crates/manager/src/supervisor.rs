@@ -35,6 +35,7 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
     let ran_ns = monotonic_ns().saturating_sub(epoch);
     supervision.log_switches(&run);
     supervision.reap(&run);
+    note_normal_modes(&run.parts);
     let died_late = run.kill_partitions();
     run.notes.extend(died_late);
     for p in &run.parts {
@@ -124,6 +125,7 @@ impl Supervision {
                 self.power_fail(run);
             }
             self.reap(run);
+            note_normal_modes(&run.parts);
             watch_memory(&run.parts, run.output(), &run.hm, &mut self.oom);
             watch_tasks(&run.parts, run.output(), &run.hm, &mut self.task_hits);
             for p in &run.parts {
@@ -266,6 +268,7 @@ fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
         namespaces: run.namespaces.describe(),
         realtime: run.rt,
         notes: std::mem::take(&mut run.notes),
+        run_dir: run.host_dir().map(|d| d.display().to_string()),
         major_frame_ns: run.plan.major_frame(),
         spin_margin_ns: ended.spin_margin_ns,
         ran_ns: ended.ran_ns,
@@ -356,6 +359,9 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionRepor
         frozen_ahead_max_ns: ahead.0,
         mode: m.map_or("INVALID", OperatingMode::name).into(),
         restarts: d.restarts,
+        process_ends: d.process_ends,
+        reached_normal: d.reached_normal || m == Ok(OperatingMode::Normal),
+        deadline_misses: hm.deadline_misses_of(p.index),
         exit: d.exit.clone(),
         exec_error: d.exec_error.clone(),
         output_lines: o.lines,
@@ -381,6 +387,7 @@ fn reap(parts: &[Arc<Partition>], output: &Output, hm: &Hm, oom: &mut [Option<Oo
                 }
                 if d.life == Life::Live {
                     d.life = Life::Dead;
+                    d.process_ends += 1;
                     d.exit = Some(how.to_string());
                     drop(d);
                     let error = hm::death_note(how, p.oom_kills())
@@ -566,8 +573,19 @@ fn carry_out_mode_changes(run: &mut Run, epoch: u64) {
     }
 }
 
+/// Notes every partition now in NORMAL mode (the report flags one that never was).
+fn note_normal_modes(parts: &[Arc<Partition>]) {
+    for p in parts {
+        if p.control().operating_mode() == Ok(OperatingMode::Normal) {
+            p.state.lock().expect("partition state").reached_normal = true;
+        }
+    }
+}
+
 /// Restarts `p` in mode `m`.
 fn restart(run: &mut Run, p: &Arc<Partition>, m: OperatingMode, epoch: u64) {
+    // The mode of the incarnation that ends, before the restart overwrites it.
+    note_normal_modes(std::slice::from_ref(p));
     p.kill();
     let (restarts, hm_restart) = {
         let mut d = p.state.lock().expect("partition state");

@@ -88,6 +88,9 @@ impl Namespaces {
 pub struct SpawnSpec {
     /// Executable path.
     pub path: CString,
+    /// Working directory of the child (entered after its privileges are dropped, so that its
+    /// own uid must be able to reach it); `None`: the parent's.
+    pub cwd: Option<CString>,
     /// argv (argv[0] included).
     pub argv: Vec<CString>,
     /// Full environment.
@@ -302,6 +305,7 @@ mod tests {
                 .chain(args.iter().map(|a| CString::new(*a).unwrap()))
                 .collect(),
             path,
+            cwd: None,
             envp: vec![c"PATH=/usr/bin:/bin".into()],
             fds,
             namespaces: Namespaces::default(),
@@ -366,6 +370,28 @@ mod tests {
     #[test]
     fn an_exec_failure_comes_back_as_its_errno() {
         let s = spec("/nonexistent/partition", &[], Vec::new());
+        let mut child = spawn(&s).unwrap();
+        child.go().unwrap();
+        let e = child.exec_result().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(127)));
+    }
+
+    #[test]
+    fn the_child_runs_in_its_working_directory_and_a_missing_one_is_an_errno() {
+        let (r, w) = pipe().unwrap();
+        let mut s = spec("/bin/sh", &["-c", "pwd >&7"], vec![(w.as_raw_fd(), 7)]);
+        s.cwd = Some(c"/proc".into());
+        let mut child = spawn(&s).unwrap();
+        drop(w);
+        child.go().unwrap();
+        assert!(child.exec_result().is_ok());
+        let mut out = String::new();
+        std::fs::File::from(r).read_to_string(&mut out).unwrap();
+        assert_eq!(out, "/proc\n");
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(0)));
+        let mut s = spec("/bin/true", &[], Vec::new());
+        s.cwd = Some(c"/nonexistent/run/dir".into());
         let mut child = spawn(&s).unwrap();
         child.go().unwrap();
         let e = child.exec_result().unwrap_err();

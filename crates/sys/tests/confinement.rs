@@ -24,6 +24,7 @@ fn status_of_confined_cat(namespaces: Namespaces) -> String {
     let path = spawn::cstring(exe.as_os_str()).unwrap();
     let spec = SpawnSpec {
         path: path.clone(),
+        cwd: None,
         argv: vec![path, CString::new("/proc/self/status").unwrap()],
         envp: Vec::new(),
         fds: vec![

@@ -416,6 +416,37 @@ pub fn processes_with(token: &str) -> Vec<i32> {
     v
 }
 
+/// Waits (up to 10 s) until no process holds `token` and no cgroup of the run of manager
+/// `pid` is left; whether that happened.
+pub fn wait_gone(token: &str, pid: u32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        if processes_with(token).is_empty() && cgroups_of(pid).is_empty() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+/// The directory `leaf` (`NN-<partition name>`) in the run directory of manager `pid`
+/// (`/run/partita/<pid>-<start>`, see crates/manager/src/rundir.rs), which exists from the
+/// run's set-up on.
+pub fn partition_run_dir(pid: u32, leaf: &str) -> PathBuf {
+    let base = Path::new(partita_manager::rundir::BASE);
+    std::fs::read_dir(base)
+        .unwrap_or_else(|e| panic!("{}: {e}", base.display()))
+        .flatten()
+        .find(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{pid}-"))
+        })
+        .unwrap_or_else(|| panic!("no run directory of manager {pid} in {}", base.display()))
+        .path()
+        .join(leaf)
+}
+
 /// cgroup directories of the run of manager `pid` (named `partita/<pid>-<time>`) still present.
 pub fn cgroups_of(pid: u32) -> Vec<PathBuf> {
     partita_cgroups()

@@ -66,6 +66,8 @@ pub(crate) struct Hm {
     module_request: AtomicU32,
     /// Events per partition.
     events: Vec<AtomicU64>,
+    /// DEADLINE_MISSED events per partition (counted like `events`, past the rate limit).
+    deadline_misses: Vec<AtomicU64>,
     /// `oom_kill` count of each partition's memory cgroup already accounted for.
     oom_seen: Vec<AtomicU64>,
     /// Per partition: (start of the current second, records in it).
@@ -146,6 +148,7 @@ impl Hm {
             work: AtomicU32::new(0),
             module_request: AtomicU32::new(MODULE_NONE),
             events: (0..parts).map(|_| AtomicU64::new(0)).collect(),
+            deadline_misses: (0..parts).map(|_| AtomicU64::new(0)).collect(),
             oom_seen: (0..parts).map(|_| AtomicU64::new(0)).collect(),
             rate: (0..parts).map(|_| Mutex::new((0, 0))).collect(),
             suppressed: AtomicU64::new(0),
@@ -209,6 +212,11 @@ impl Hm {
         if let Some(i) = d.partition {
             if let Some(c) = self.events.get(i) {
                 c.fetch_add(1, Ordering::Relaxed);
+            }
+            if d.code == ErrorCode::DeadlineMissed {
+                if let Some(c) = self.deadline_misses.get(i) {
+                    c.fetch_add(1, Ordering::Relaxed);
+                }
             }
             if !self.admit(i) {
                 self.suppressed.fetch_add(1, Ordering::Relaxed);
@@ -310,6 +318,13 @@ impl Hm {
     /// Events recorded for partition `i`.
     pub fn events_of(&self, i: usize) -> u64 {
         self.events.get(i).map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    /// DEADLINE_MISSED events recorded for partition `i`.
+    pub fn deadline_misses_of(&self, i: usize) -> u64 {
+        self.deadline_misses
+            .get(i)
+            .map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     /// Logbook counters.

@@ -165,6 +165,7 @@ impl<'a> Child<'a> {
         if let Some((uid, gid)) = self.spec.confinement.ids {
             drop_privileges(uid, gid)?;
         }
+        self.enter_cwd()?;
         self.confine()?;
         self.exec();
         Err(Failed)
@@ -322,6 +323,15 @@ impl<'a> Child<'a> {
             load_filter(&mut f.main)?;
         }
         Ok(())
+    }
+
+    /// Enters the working directory, if the spec names one.
+    fn enter_cwd(&self) -> Step {
+        match &self.spec.cwd {
+            // SAFETY: a NUL-terminated path owned by the spec.
+            Some(dir) => checked(unsafe { libc::chdir(dir.as_ptr()) }),
+            None => Ok(()),
+        }
     }
 
     /// Executes the partition: through the descriptor the parent opened, or by path. Returns
