@@ -60,10 +60,21 @@ pub fn materialise() -> Result<PathBuf, EmbeddedError> {
     let dir = base.join("partita").join("flagship");
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).map_err(write_error(&bin))?;
+    // Several runs may materialise the module at once (two users of one account, parallel
+    // tests): every file is written under a name of this process and renamed into place, so
+    // nobody reads a half-written source or executes an executable being written ("Text file
+    // busy"); a running partition keeps the executable it started from.
+    let private = |p: &std::path::Path| {
+        let mut name = p.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".{}.tmp", std::process::id()));
+        p.with_file_name(name)
+    };
     let write = |name: &str, text: &str| -> Result<PathBuf, EmbeddedError> {
         let p = dir.join(name);
         if std::fs::read_to_string(&p).ok().as_deref() != Some(text) {
-            std::fs::write(&p, text).map_err(write_error(&p))?;
+            let tmp = private(&p);
+            std::fs::write(&tmp, text).map_err(write_error(&tmp))?;
+            std::fs::rename(&tmp, &p).map_err(write_error(&p))?;
         }
         Ok(p)
     };
@@ -73,17 +84,19 @@ pub fn materialise() -> Result<PathBuf, EmbeddedError> {
     for (name, text) in PARTITIONS {
         let src = write(&format!("{name}.c"), text)?;
         let exe = bin.join(name);
+        let tmp = private(&exe);
         let status = crate::cc::compile(&[
             "-O2".into(),
             "-Wall".into(),
             src.display().to_string(),
             "-o".into(),
-            exe.display().to_string(),
+            tmp.display().to_string(),
         ])?;
         if status != 0 {
-            let _ = std::fs::remove_file(&exe);
+            let _ = std::fs::remove_file(&tmp);
             return Err(EmbeddedError::CompileFailed(src));
         }
+        std::fs::rename(&tmp, &exe).map_err(write_error(&exe))?;
     }
     Ok(module)
 }
