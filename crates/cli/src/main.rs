@@ -315,6 +315,12 @@ fn parse_duration(s: &str) -> Result<Duration, DurationError> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Commands that only print end quietly when their reader goes away (`partita rules |
+    // head`); `run` and `bench` keep SIGPIPE ignored: they own partitions and sockets, and a
+    // closed output pipe must not end them before they clean up.
+    if !matches!(cli.cmd, Cmd::Run { .. } | Cmd::Bench { .. }) {
+        partita_sys::proc::default_sigpipe();
+    }
     let status = match cli.cmd {
         Cmd::Check {
             file,

@@ -130,3 +130,36 @@ fn an_endless_configuration_is_read_no_further_than_the_bound() {
         );
     }
 }
+
+/// A reader that goes away before `partita rules` has written everything: the command ends
+/// quietly by SIGPIPE, as Unix tools do, never with a panic (exit 101).
+#[test]
+fn a_closed_output_pipe_ends_a_printing_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    // The pipe's read end is closed before the command starts: its first write fails.
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_partita"))
+        .arg("rules")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("partita rules");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "partita rules panicked: {stderr}"
+    );
+    assert_eq!(
+        out.status.signal(),
+        Some(libc_sigpipe()),
+        "partita rules should end by SIGPIPE: {:?}",
+        out.status
+    );
+}
+
+/// SIGPIPE's number on Linux.
+fn libc_sigpipe() -> i32 {
+    13
+}

@@ -192,6 +192,14 @@ pub fn ignore_sigpipe() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
 }
 
+/// Restores the default action of `SIGPIPE` (end the process), which the Rust runtime sets
+/// to ignored: a command whose output goes to a pipe that closes (`partita rules | head`)
+/// then ends quietly, as Unix tools do, instead of failing on the write.
+pub fn default_sigpipe() {
+    // SAFETY: installing SIG_DFL for SIGPIPE has no memory-safety implications.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
 /// Sets `FD_CLOEXEC` off on `fd`, so that it survives `execve`.
 pub fn clear_cloexec(fd: i32) -> Result<()> {
     // SAFETY: fcntl on an integer descriptor; failure is reported.
