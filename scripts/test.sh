@@ -7,9 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need() { command -v "$1" >/dev/null 2>&1; }
-if ! need cc || ! need c++; then
-    echo "== installing a C/C++ compiler"
-    apt-get update -qq && apt-get install -y -qq build-essential >/dev/null
+if ! need cc || ! need c++ || ! need clang; then
+    # GCC builds the partitions; clang is the second compiler the porting test builds
+    # other implementations' style of partition code with (crates/apex/tests/porting.rs).
+    echo "== installing C/C++ compilers (GCC, clang)"
+    apt-get update -qq && apt-get install -y -qq build-essential clang >/dev/null
 fi
 if ! need cargo; then
     echo "cargo is required (https://rustup.rs)" >&2
