@@ -316,6 +316,15 @@ mod tests {
         }
     }
 
+    /// Runs `s` to its failed `execve`: the errno the child reported (it then exits 127).
+    fn exec_errno(s: &SpawnSpec) -> i32 {
+        let mut child = spawn(s).unwrap();
+        child.go().unwrap();
+        let e = child.exec_result().unwrap_err();
+        assert_eq!(wait(child.pid), Some(ExitKind::Exited(127)));
+        e.raw_os_error().expect("an errno")
+    }
+
     #[test]
     fn the_child_gets_its_descriptors_at_their_numbers_and_only_after_go() {
         let (r, w) = pipe().unwrap();
@@ -370,11 +379,7 @@ mod tests {
     #[test]
     fn an_exec_failure_comes_back_as_its_errno() {
         let s = spec("/nonexistent/partition", &[], Vec::new());
-        let mut child = spawn(&s).unwrap();
-        child.go().unwrap();
-        let e = child.exec_result().unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
-        assert_eq!(wait(child.pid), Some(ExitKind::Exited(127)));
+        assert_eq!(exec_errno(&s), libc::ENOENT);
     }
 
     #[test]
@@ -392,11 +397,7 @@ mod tests {
         assert_eq!(wait(child.pid), Some(ExitKind::Exited(0)));
         let mut s = spec("/bin/true", &[], Vec::new());
         s.cwd = Some(c"/nonexistent/run/dir".into());
-        let mut child = spawn(&s).unwrap();
-        child.go().unwrap();
-        let e = child.exec_result().unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
-        assert_eq!(wait(child.pid), Some(ExitKind::Exited(127)));
+        assert_eq!(exec_errno(&s), libc::ENOENT);
     }
 
     #[test]
