@@ -18,6 +18,7 @@
 //! - [`control`]: the control block layout (the shared page between the manager and one
 //!   partition) and its constants.
 //! - [`port`]: the layout of the shared memory of sampling and queuing channels.
+//! - [`trace`]: the trace event record and the shared-memory ring that carries it.
 //!
 //! What stays elsewhere, and why: mapping shared memory and declaring a layout fit for it
 //! (`unsafe impl SharedPod`) needs `unsafe` and Linux, so it lives in `partita-sys`, which
@@ -35,6 +36,7 @@ pub mod control;
 pub mod mailbox;
 pub mod port;
 pub mod report;
+pub mod trace;
 mod wire;
 
 pub use arinc::*;
