@@ -19,11 +19,14 @@ use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, O
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
 pub const REPORT_FD: i32 = 4;
+/// The file descriptor number of the partition's trace ring ([`crate::trace::Ring`]), passed
+/// only when the run is traced ([`ControlBlock::trace_capacity`] not 0).
+pub const TRACE_FD: i32 = 5;
 /// Environment variable naming the control-block fd (its presence means "run by Partita").
 pub const ENV_CONTROL_FD: &str = "PARTITA_CONTROL_FD";
 /// Environment variable naming the report fd.
@@ -165,6 +168,19 @@ pub struct ControlBlock {
     pub clock_seed_tick: AtomicU64,
     /// The `CLOCK_MONOTONIC` half of that pair, ns.
     pub clock_seed_ns: AtomicU64,
+    // --- Tracing ---
+    /// Written by the manager: events the partition's trace ring (descriptor [`TRACE_FD`])
+    /// holds; 0 when the run is not traced (no ring is passed, the runtime records nothing).
+    pub trace_capacity: AtomicU32,
+    /// Written by the manager: what the runtime records besides the default events, bits of
+    /// [`trace_flags`].
+    pub trace_flags: AtomicU32,
+}
+
+/// Bits of [`ControlBlock::trace_flags`].
+pub mod trace_flags {
+    /// Record APEX call entry and exit (`partita run --trace-apex`).
+    pub const APEX_CALLS: u32 = 1;
 }
 
 /// Values of [`ControlBlock::time_source`].

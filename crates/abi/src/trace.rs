@@ -463,6 +463,21 @@ impl<'a> Ring<'a> {
         })
     }
 
+    /// A view over a ring whose header was checked once (by [`Ring::init`] or
+    /// [`Ring::attach`] when it was mapped): it takes its geometry from `slots` alone, so a
+    /// producer that scribbles over the header later cannot change what the consumer indexes.
+    pub fn over(header: &'a RingHeader, slots: &'a [Slot]) -> Result<Self, RingError> {
+        let capacity = u32::try_from(slots.len()).unwrap_or(0);
+        if capacity == 0 || !capacity.is_power_of_two() || capacity > MAX_CAPACITY {
+            return Err(RingError::Capacity(capacity));
+        }
+        Ok(Ring {
+            header,
+            slots,
+            mask: u64::from(capacity) - 1,
+        })
+    }
+
     /// Records `event`; false (and the lost counter incremented) when the ring is full.
     /// Never blocks; safe to call from several threads of the producing side.
     pub fn push(&self, event: &Event) -> bool {

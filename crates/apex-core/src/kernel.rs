@@ -57,6 +57,8 @@ pub struct Kernel {
     pub(crate) handler_concurrency: ErrorHandlerConcurrency,
     /// Errors queued for the error handler, oldest first.
     pub(crate) errors: VecDeque<ErrorStatus>,
+    /// Where state changes are recorded (`partita run --trace`), if anywhere.
+    pub(crate) trace: Option<crate::trace::Tracer>,
 }
 
 impl Kernel {
@@ -100,6 +102,7 @@ impl Kernel {
             has_handler: false,
             handler_concurrency: ErrorHandlerConcurrency::default(),
             errors: VecDeque::new(),
+            trace: None,
             cfg,
         })
     }
@@ -379,6 +382,7 @@ impl Kernel {
             {
                 p.deadline_reported = true;
                 let deadline = p.deadline;
+                self.trace_deadline_miss(i, deadline);
                 self.effects.push(Effect::DeadlineMissed {
                     process: Self::pid_of(i),
                     deadline,
@@ -412,6 +416,9 @@ impl Kernel {
     /// every mutating service.
     pub(crate) fn finish(&mut self) {
         self.reschedule();
+        if self.trace.is_some() {
+            self.trace_states();
+        }
         let mut next = NO_TIMER;
         for p in &self.procs {
             next = next.min(p.timer);

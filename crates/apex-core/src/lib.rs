@@ -53,6 +53,7 @@ mod queue;
 mod schedule;
 mod semaphore;
 mod time;
+mod trace;
 mod types;
 
 pub use blackboard::{BlackboardStatus, EmptyIndicator};
@@ -62,4 +63,5 @@ pub use kernel::Kernel;
 pub use mutex::{MutexOwnership, MutexState, MutexStatus};
 pub use ports::{PortWaitId, PortWaitKind};
 pub use semaphore::SemaphoreStatus;
+pub use trace::TraceSink;
 pub use types::*;

@@ -24,6 +24,7 @@
 //! | [`shm`] | both | the memfd mappings of the control block and the ports |
 //! | [`futex`] | both | waits on shared words (mode changes, queues) |
 //! | [`time`] | both | one clock for the module epoch, window starts and APEX time |
+//! | [`trace`] | both | trace rings: the manager creates them, a partition's runtime records into its own |
 //! | [`sched`] | both | real-time priorities and affinity of the manager's threads and the runtime's |
 //! | [`seccomp`] | both | the allow-list: the manager compiles it into the filter (`host` only: `seccomp::compile`), the runtime names the calls it refused |
 //! | [`alloc_meter`] | both (neither side's) | the fuzz harness's counting allocator |
@@ -67,6 +68,7 @@ pub mod startup;
 #[cfg(feature = "partition")]
 pub mod symbol;
 pub mod time;
+pub mod trace;
 
 use std::io;
 
