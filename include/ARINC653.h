@@ -1033,6 +1033,29 @@ extern void READ_HM_LOG(
 /* ======================================================================== */
 
 /* ======================================================================== */
+/* PARTITA EXTENSION (not ARINC 653): application trace streams             */
+/* ======================================================================== */
+/* Any partition may add its own records to the trace of a run started     */
+/* with `partita run --trace FILE` (as XtratuM's trace streams): each is    */
+/* an APPLICATION event with the calling process, the time, STREAM (chosen  */
+/* by the application) and VALUE. No allocation and no system call.        */
+/* See docs/tracing.md.                                                     */
+
+/*
+ * PARTITA_TRACE_EVENT: records VALUE on STREAM.
+ * NO_ERROR: recorded. NO_ACTION: the run is not traced. NOT_AVAILABLE: the
+ * partition's trace ring was full (the record is lost and counted).
+ */
+extern void PARTITA_TRACE_EVENT(
+    /*in */ APEX_UNSIGNED STREAM,
+    /*in */ APEX_LONG_INTEGER VALUE,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ======================================================================== */
+/* END OF PARTITA EXTENSION: application trace streams                      */
+/* ======================================================================== */
+
+/* ======================================================================== */
 /* Multiple module schedules (ARINC 653 Part 2)                              */
 /* ======================================================================== */
 

@@ -172,15 +172,6 @@ pub struct ControlBlock {
     /// Written by the manager: events the partition's trace ring (descriptor [`TRACE_FD`])
     /// holds; 0 when the run is not traced (no ring is passed, the runtime records nothing).
     pub trace_capacity: AtomicU32,
-    /// Written by the manager: what the runtime records besides the default events, bits of
-    /// [`trace_flags`].
-    pub trace_flags: AtomicU32,
-}
-
-/// Bits of [`ControlBlock::trace_flags`].
-pub mod trace_flags {
-    /// Record APEX call entry and exit (`partita run --trace-apex`).
-    pub const APEX_CALLS: u32 = 1;
 }
 
 /// Values of [`ControlBlock::time_source`].

@@ -59,6 +59,9 @@ pub const NO_PARTITION: u16 = u16::MAX;
 /// The process field when the event belongs to no process.
 pub const NO_PROCESS: i32 = 0;
 
+/// Bit of argument `a` of [`EventKind::PortCreated`] set for a queuing port.
+pub const PORT_CREATED_QUEUING: u64 = 1 << 32;
+
 /// Who may record an event kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -111,8 +114,9 @@ abi_enum! {
         ProcessState = 33 => "PROCESS_STATE",
         /// Partition: a process missed its deadline. `a` the deadline time (APEX time, ns).
         DeadlineMiss = 34 => "DEADLINE_MISS",
-        /// Partition: a port was created. `a` its port identifier, `b` 0 sampling / 1
-        /// queuing; name payload: the port name.
+        /// Partition: a port was created. `a` its port identifier in the low 32 bits, with
+        /// [`PORT_CREATED_QUEUING`] set for a queuing port (clear: sampling); name payload:
+        /// the port name (the name fills the payload, so the kind rides in `a`).
         PortCreated = 35 => "PORT_CREATED",
         /// Partition: a message was written to a port. `a` port identifier, `b` bytes,
         /// `c` the return code.

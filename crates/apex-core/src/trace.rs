@@ -172,8 +172,7 @@ impl Kernel {
             }
             let timed_out = p.wake == Some(Err(ReturnCode::TimedOut));
             let why = reason(old, new, p.is_periodic(), timed_out);
-            t.sink
-                .record(state_event(self.trace_id(i), new.state, why));
+            t.sink.record(state_event(self.trace_id(i), new.state, why));
         }
         self.trace = Some(t);
     }

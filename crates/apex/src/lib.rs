@@ -31,6 +31,7 @@ mod ports;
 mod raise;
 pub mod reclaim;
 pub mod runtime;
+mod trace;
 pub mod types;
 
 pub use partita_apex_core as core;

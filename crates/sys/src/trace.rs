@@ -68,9 +68,8 @@ impl RingMapping {
         // multiple of 8 bytes, the mapping page-aligned, checked above), Slot is valid for
         // every bit pattern and mutated only through its atomics (SharedPod), and the slice
         // borrows `self`, so it cannot outlive the mapping.
-        let slots = unsafe {
-            std::slice::from_raw_parts(base as *const Slot, self.capacity as usize)
-        };
+        let slots =
+            unsafe { std::slice::from_raw_parts(base as *const Slot, self.capacity as usize) };
         (header, slots)
     }
 

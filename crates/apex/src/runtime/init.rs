@@ -102,7 +102,17 @@ impl Runtime {
             }
         };
         let cores = cfg.cores;
-        let kernel = Kernel::new(cfg).map_err(InitError::Configuration)?;
+        let mut kernel = Kernel::new(cfg).map_err(InitError::Configuration)?;
+        if let Some(m) = &ctl {
+            let c = m.view::<ControlBlock>();
+            let traced = crate::trace::open(
+                c.trace_capacity.load(Ordering::Acquire),
+                c.partition_index.load(Ordering::Acquire),
+            );
+            if traced {
+                kernel.set_trace(Box::new(crate::trace::KernelSink));
+            }
+        }
         let report = if standalone {
             None
         } else {

@@ -124,7 +124,8 @@ impl Runtime {
             }
             slots[idx] = slot.clone();
         }
-        self.spawn_thread(Runner::Process(pid), slot)?;
+        self.spawn_thread(Runner::Process(pid), slot.clone())?;
+        crate::trace::process_created(pid.0 as i32, slot.tid.load(Ordering::Acquire), &attrs.name);
         if let Some(c) = self.control() {
             c.processes
                 .store(k.process_count() as u32, Ordering::Relaxed);

@@ -55,14 +55,15 @@ pub fn create_queuing_port(
     direction: PortDirection,
     discipline: QueuingDiscipline,
 ) -> Result<QueuingPortId, ReturnCode> {
-    ports::create_queuing(
+    let id = ports::create_queuing(
         name,
         max_message_size,
         max_nb_message,
         direction == PortDirection::Source,
         discipline,
-    )
-    .map(QueuingPortId)
+    )?;
+    crate::trace::port_created(id, true, name);
+    Ok(QueuingPortId(id))
 }
 
 /// SEND_QUEUING_MESSAGE: queues `msg`; on a full queue waits up to `timeout` (0:
@@ -72,6 +73,12 @@ pub fn send_queuing_message(
     msg: &[u8],
     timeout: SystemTime,
 ) -> Result<(), ReturnCode> {
+    let r = send(id, msg, timeout);
+    crate::trace::port_write(id.0, msg.len(), &r);
+    r
+}
+
+fn send(id: QueuingPortId, msg: &[u8], timeout: SystemTime) -> Result<(), ReturnCode> {
     let p = queuing(id)?;
     check_length(msg.len(), p.entry.max_message_size)?;
     if !p.entry.source {
@@ -110,6 +117,12 @@ pub fn receive_queuing_message(
     timeout: SystemTime,
     out: &mut [u8],
 ) -> Result<Received, ReturnCode> {
+    let r = receive(id, timeout, out);
+    crate::trace::port_read(id.0, r.as_ref().map_or(0, |m| m.len), &r, false);
+    r
+}
+
+fn receive(id: QueuingPortId, timeout: SystemTime, out: &mut [u8]) -> Result<Received, ReturnCode> {
     let p = queuing(id)?;
     if p.entry.source {
         return Err(ReturnCode::InvalidMode);

@@ -70,17 +70,24 @@ pub fn create_sampling_port(
     direction: PortDirection,
     refresh_period: SystemTime,
 ) -> Result<SamplingPortId, ReturnCode> {
-    ports::create_sampling(
+    let id = ports::create_sampling(
         name,
         max_message_size,
         direction == PortDirection::Source,
         refresh_period,
-    )
-    .map(SamplingPortId)
+    )?;
+    crate::trace::port_created(id, false, name);
+    Ok(SamplingPortId(id))
 }
 
 /// WRITE_SAMPLING_MESSAGE: replaces the channel's message.
 pub fn write_sampling_message(id: SamplingPortId, msg: &[u8]) -> Result<(), ReturnCode> {
+    let r = write_sampling(id, msg);
+    crate::trace::port_write(id.0, msg.len(), &r);
+    r
+}
+
+fn write_sampling(id: SamplingPortId, msg: &[u8]) -> Result<(), ReturnCode> {
     let p = sampling(id)?;
     check_length(msg.len(), p.entry.max_message_size)?;
     if !p.entry.source {
@@ -122,9 +129,21 @@ pub fn read_sampling_message(
     id: SamplingPortId,
     out: &mut [u8],
 ) -> Result<(usize, Validity), ReturnCode> {
-    let p = sampling(id)?;
-    let m = read_current(p, out)?;
-    Ok((m.len, consume(p, &m)?))
+    let r = (|| {
+        let p = sampling(id)?;
+        let m = read_current(p, out)?;
+        Ok((m.len, consume(p, &m)?))
+    })();
+    trace_sampled_read(id, &r);
+    r
+}
+
+/// PORT_READ of a sampling read's outcome.
+fn trace_sampled_read(id: SamplingPortId, r: &Result<(usize, Validity), ReturnCode>) {
+    let (len, valid) = r
+        .as_ref()
+        .map_or((0, false), |&(l, v)| (l, v == Validity::Valid));
+    crate::trace::port_read(id.0, len, r, valid);
 }
 
 /// READ_UPDATED_SAMPLING_MESSAGE (Part 2): like READ_SAMPLING_MESSAGE, but only a message
@@ -135,6 +154,12 @@ pub fn read_updated_sampling_message(
     id: SamplingPortId,
     out: &mut [u8],
 ) -> Result<(usize, Validity), ReturnCode> {
+    let r = read_updated(id, out);
+    trace_sampled_read(id, &r);
+    r
+}
+
+fn read_updated(id: SamplingPortId, out: &mut [u8]) -> Result<(usize, Validity), ReturnCode> {
     let p = sampling(id)?;
     // Nothing is copied when there is nothing new.
     if !p.entry.source && p.mem.latest_number() == p.last_read.load(Ordering::Relaxed) {
@@ -151,6 +176,18 @@ pub fn read_updated_sampling_message(
 /// only if it was written at or after `ref_time_stamp`; NOT_AVAILABLE otherwise, NO_ACTION
 /// when empty.
 pub fn read_sampling_message_conditional(
+    id: SamplingPortId,
+    ref_time_stamp: SystemTime,
+    out: &mut [u8],
+) -> Result<(usize, SystemTime), ReturnCode> {
+    let r = read_conditional(id, ref_time_stamp, out);
+    let len = r.as_ref().map_or(0, |&(l, _)| l);
+    let valid = r.is_ok() && sampling(id).is_ok_and(|p| p.last_valid.load(Ordering::Relaxed));
+    crate::trace::port_read(id.0, len, &r, valid);
+    r
+}
+
+fn read_conditional(
     id: SamplingPortId,
     ref_time_stamp: SystemTime,
     out: &mut [u8],

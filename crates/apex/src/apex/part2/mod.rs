@@ -5,6 +5,7 @@
 //!   GET_MODULE_SCHEDULE_ID).
 //! - [`system`]: the system-partition services (GET_A_PARTITION_STATUS, SET_A_PARTITION_MODE,
 //!   GET_HM_LOG_STATUS, READ_HM_LOG), a Partita extension.
+//! - [`trace`]: application trace streams (PARTITA_TRACE_EVENT), a Partita extension.
 //!
 //! The Part 2 sampling extensions (READ_UPDATED_SAMPLING_MESSAGE,
 //! READ_SAMPLING_MESSAGE_CONDITIONAL, GET_SAMPLING_PORT_CURRENT_STATUS) are in
@@ -12,3 +13,4 @@
 
 pub mod schedules;
 pub mod system;
+pub mod trace;
