@@ -101,7 +101,9 @@ abi_enum! {
         /// the manager may record). `a` how many since the last such event.
         Refused = 8 => "REFUSED",
         /// Manager: the kernel switched tasks on a core (tracefs `sched_switch`, merged in).
-        /// `a` previous host thread id, `b` next host thread id, `c` previous task state.
+        /// `a` previous host thread id, `b` next host thread id, `c` previous task state as
+        /// tracefs prints it (`S`, `R+`, ...): its ASCII bytes packed little-endian. Time
+        /// resolution: 1 µs (the text `trace_pipe`).
         KernelSwitch = 9 => "KERNEL_SWITCH",
         /// Manager: the kernel woke a task (tracefs `sched_wakeup`). `a` host thread id, `b`
         /// target core.

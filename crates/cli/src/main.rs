@@ -94,6 +94,18 @@ enum Cmd {
         /// loses it at the end of its window.
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
+        /// Record the run into this trace file: window starts and ends, partition modes,
+        /// process states, deadline misses, ports, health-monitor events (docs/tracing.md).
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// Events each trace ring holds (a power of two from 16 to 1048576; default 16384):
+        /// the manager drains them every 10 ms, more is lost (and counted).
+        #[arg(long, requires = "trace", value_parser = parse_trace_buffer)]
+        trace_buffer: Option<u32>,
+        /// Merge the kernel's sched_switch and sched_wakeup events of the module's cores into
+        /// the trace (tracefs, root).
+        #[arg(long, requires = "trace")]
+        trace_kernel: bool,
     },
     /// Reclaim what runs whose manager is gone left behind (thaw and kill their partitions,
     /// remove their cgroups) and say what was removed; runs whose manager lives are left alone.
@@ -313,6 +325,20 @@ fn parse_duration(s: &str) -> Result<Duration, DurationError> {
         })
 }
 
+/// Why a `--trace-buffer` was refused.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not a power of two between 16 and {max}", max = partita_sys::trace::MAX_CAPACITY)]
+struct TraceBufferError(String);
+
+/// `--trace-buffer`: events per ring, a power of two the ring accepts.
+fn parse_trace_buffer(s: &str) -> Result<u32, TraceBufferError> {
+    s.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| (16..=partita_sys::trace::MAX_CAPACITY).contains(&n) && n.is_power_of_two())
+        .ok_or_else(|| TraceBufferError(s.trim().to_string()))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Commands that only print end quietly when their reader goes away (`partita rules |
@@ -343,6 +369,9 @@ fn main() -> ExitCode {
             hm_log,
             power_fail_at,
             spin_margin,
+            trace,
+            trace_buffer,
+            trace_kernel,
         } => {
             let file = match file {
                 Some(f) => f,
@@ -364,6 +393,11 @@ fn main() -> ExitCode {
                 handle_signals: true,
                 hm_log,
                 power_fail_at,
+                trace: trace.map(|file| partita_manager::TraceOptions {
+                    buffer: trace_buffer.unwrap_or(partita_manager::DEFAULT_TRACE_BUFFER),
+                    kernel: trace_kernel,
+                    ..partita_manager::TraceOptions::new(file)
+                }),
                 ..RunOptions::default()
             };
             if let Some(t) = overrun_tolerance {
@@ -557,7 +591,10 @@ fn run(
     });
     let report = match partita_manager::run(&compiled, &opts) {
         Ok(r) => r,
-        Err(e @ partita_manager::ManagerError::Log { .. }) => {
+        Err(
+            e @ (partita_manager::ManagerError::Log { .. }
+            | partita_manager::ManagerError::Trace(_)),
+        ) => {
             eprintln!("partita: {e}");
             return ExitStatus::FileError;
         }

@@ -31,7 +31,9 @@
 //! 6. `output`: partition output, report channel and manager events; it gets plain data per
 //!    partition (name, executable, counters, the pipes of each incarnation) and hands runtime
 //!    records to `hm`.
-//! 7. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
+//! 7. `trace` (with `ktrace`): recording the run for `--trace`: the rings, the drain
+//!    thread, the file header, the kernel's scheduling events.
+//! 8. Plain-data helpers the others call: `isolation` (limits, confinement, watchdogs on a
 //!    partition's cgroups), `ports` and `bridge` (channels and pseudo-partitions), `traffic`,
 //!    `raise` (the priority broker on a control block), `host`, `rundir` (the partitions'
 //!    directories on the host), `reclaim`, `corelock`,
@@ -44,6 +46,7 @@ mod creation;
 pub mod hm;
 mod host;
 mod isolation;
+mod ktrace;
 mod lead;
 mod lifecycle;
 mod msched;
@@ -59,15 +62,18 @@ mod scheduler;
 mod service;
 pub mod stats;
 mod supervisor;
+mod trace;
 mod traffic;
 
 pub use backend::{Backend, BackendChoice, UnknownBackend};
 pub use hm::HmReport;
 pub use host::HostInfo;
+pub use ktrace::KernelTraceError;
 pub use msched::{ScheduleSwitch, WindowStart};
 pub use reclaim::{reclaim_dead_runs, Reclaimed};
 pub use report::{Concern, CoreReport, Finding, PartitionReport, RunReport};
 pub use supervisor::run;
+pub use trace::{TraceOptions, TraceReport, DEFAULT_TRACE_BUFFER};
 pub use traffic::ChannelTraffic;
 
 use std::path::PathBuf;
@@ -119,6 +125,8 @@ pub struct RunOptions {
     pub window_trace: usize,
     /// Load the seccomp filter into every partition (see `docs/seccomp.md`).
     pub seccomp: bool,
+    /// Record the run into a trace file (`partita run --trace`, see `docs/tracing.md`).
+    pub trace: Option<TraceOptions>,
 }
 
 impl Default for RunOptions {
@@ -139,6 +147,7 @@ impl Default for RunOptions {
             power_fail_at: None,
             window_trace: 4096,
             seccomp: true,
+            trace: None,
         }
     }
 }
@@ -177,4 +186,10 @@ pub enum ManagerError {
         #[source]
         source: std::io::Error,
     },
+    /// The trace file could not be created.
+    #[error("trace: {0}")]
+    Trace(#[from] partita_trace::TraceError),
+    /// The trace ring size is not a power of two in range.
+    #[error("trace buffer of {0} events: not a power of two between 16 and {max}", max = partita_abi::trace::MAX_CAPACITY)]
+    TraceBuffer(u32),
 }

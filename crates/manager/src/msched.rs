@@ -242,12 +242,14 @@ impl Schedules {
 
     /// Called by the scheduler thread of a core at frame start `t` (absolute) of schedule
     /// `mine`: returns the schedule to continue with from `t` when the module switches there.
+    /// The thread that decides a switch calls `on_switch(to, from)` (once per switch).
     pub fn at_frame_start(
         &self,
         parts: &[Arc<Partition>],
         work: &AtomicU32,
         mine: usize,
         t: u64,
+        on_switch: impl FnOnce(usize, usize),
     ) -> Option<usize> {
         let mut st = self.lock();
         if let Some(s) = st.switches.iter().rev().find(|s| s.0 == t) {
@@ -323,6 +325,7 @@ impl Schedules {
             }
         }
         st.switches.push((t, from, to, record));
+        on_switch(to, from);
         ack(&consumed);
         work.fetch_add(1, Ordering::AcqRel);
         Some(to)

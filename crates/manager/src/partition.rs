@@ -100,6 +100,9 @@ pub(crate) struct Partition {
     pub counter_clock: bool,
     /// `HostInfo::counter_seed`.
     pub counter_seed: (u64, u64),
+    /// Its trace ring, when the run is traced (crate::trace), passed as
+    /// `control::TRACE_FD`.
+    pub trace_ring: std::sync::OnceLock<Arc<partita_sys::trace::RingMapping>>,
 }
 
 impl Partition {
@@ -271,6 +274,7 @@ impl Partition {
             refused_creations: std::sync::atomic::AtomicU64::new(0),
             tasks_hint: std::sync::atomic::AtomicU32::new(0),
             nudge: std::sync::OnceLock::new(),
+            trace_ring: std::sync::OnceLock::new(),
         })
     }
 
@@ -333,6 +337,10 @@ impl Partition {
             .store(self.counter_seed.0, Ordering::Relaxed);
         c.clock_seed_ns
             .store(self.counter_seed.1, Ordering::Relaxed);
+        c.trace_capacity.store(
+            self.trace_ring.get().map_or(0, |r| r.capacity()),
+            Ordering::Relaxed,
+        );
         // Raise broker: the manager raises the runtime's threads where the kernel cannot let
         // the partition do it (crate::raise).
         c.raise_broker
@@ -430,6 +438,9 @@ impl Partition {
             confinement,
             creation_notify: creation.as_ref().map(|(_, child)| child.as_raw_fd()),
         };
+        if let Some(r) = self.trace_ring.get() {
+            spec.fds.push((r.fd().as_raw_fd(), control::TRACE_FD));
+        }
         if let Some((fds, _)) = &port_fds {
             spec.fds
                 .extend(fds.iter().map(|(f, n)| (f.as_raw_fd(), *n)));

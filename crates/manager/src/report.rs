@@ -132,6 +132,9 @@ pub struct RunReport {
     // --- Channel traffic ---
     /// Traffic of every channel of the connection table.
     pub channels: Vec<crate::traffic::ChannelTraffic>,
+    /// The trace file of a traced run (`--trace`): events written, lost and refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::TraceReport>,
 }
 
 /// A kind of event that did not stop the run but that a user may want to fail on
@@ -396,6 +399,29 @@ impl RunReport {
                 s,
                 "  schedule requests refused by the manager: {}",
                 self.schedule_requests_rejected
+            );
+        }
+        if let Some(t) = &self.trace {
+            let _ = writeln!(
+                s,
+                "  trace {}: {} events{}{}{}",
+                t.file,
+                t.events,
+                if t.kernel_events > 0 {
+                    format!(" ({} from the kernel)", t.kernel_events)
+                } else {
+                    String::new()
+                },
+                if t.lost > 0 {
+                    format!(", {} LOST (rings full: raise --trace-buffer)", t.lost)
+                } else {
+                    String::new()
+                },
+                if t.refused > 0 {
+                    format!(", {} REFUSED (partition records)", t.refused)
+                } else {
+                    String::new()
+                },
             );
         }
         for l in &self.leftovers {

@@ -72,6 +72,8 @@ pub(crate) struct Run<'a> {
     pub namespaces: Namespaces,
     pub schedules: Arc<Schedules>,
     scheduler: Option<Scheduler>,
+    /// The rings and drain thread of a traced run (crate::trace).
+    trace: Option<crate::trace::Tracing>,
     /// Everything is torn down already ([`Run::release`]).
     torn_down: bool,
     /// Released after everything else (fields drop after [`Drop::drop`]).
@@ -159,10 +161,12 @@ impl<'a> Run<'a> {
             output: None,
             namespaces,
             scheduler: None,
+            trace: None,
             torn_down: false,
             _uid_block: uid_block,
         };
         run.prepare_partitions()?;
+        run.prepare_trace()?;
         run.start_guard();
         run.start_output()?;
         run.spawn_partitions()?;
@@ -205,6 +209,39 @@ impl<'a> Run<'a> {
             self.freeze_sentinel()?;
         }
         Ok(())
+    }
+
+    /// The trace rings of a traced run, before the partitions are spawned (each gets its
+    /// own).
+    fn prepare_trace(&mut self) -> Result<(), ManagerError> {
+        let Some(t) = &self.opts.trace else {
+            return Ok(());
+        };
+        if t.buffer < 16
+            || !t.buffer.is_power_of_two()
+            || t.buffer > partita_abi::trace::MAX_CAPACITY
+        {
+            return Err(ManagerError::TraceBuffer(t.buffer));
+        }
+        let tracing = crate::trace::Tracing::new(t, &self.schedules.cores, &self.parts)?;
+        self.hm.set_trace(tracing.rings.module());
+        self.trace = Some(tracing);
+        Ok(())
+    }
+
+    /// Records the partitions' operating modes that changed (a traced run).
+    pub fn trace_modes(&mut self) {
+        if let Some(t) = &mut self.trace {
+            t.note_modes(&self.parts);
+        }
+    }
+
+    /// Ends the trace (after the partitions are dead): what the file holds.
+    pub fn finish_trace(&mut self) -> Option<crate::trace::TraceReport> {
+        let parts = self.parts.clone();
+        let mut t = self.trace.take()?;
+        t.note_modes(&parts);
+        Some(t.finish())
     }
 
     /// The run directory and each partition's own directory in it (crate::rundir).
@@ -316,6 +353,20 @@ impl<'a> Run<'a> {
         )?;
         self.output().add(p.index, pipes);
         crate::creation::start(p, self.rt);
+        if let Some(t) = &self.trace {
+            let (pid, incarnation) = {
+                let d = p.state.lock().expect("partition state");
+                (d.pid, d.restarts)
+            };
+            let e = partita_abi::trace::Event::new(
+                monotonic_ns(),
+                partita_abi::trace::EventKind::PartitionSpawned,
+                pid.max(0) as u64,
+                [u64::from(incarnation), 0, 0, 0],
+            )
+            .of_partition(crate::trace::partition_field(p.index));
+            t.rings.module().record(e);
+        }
         Ok(())
     }
 
@@ -342,6 +393,18 @@ impl<'a> Run<'a> {
                 Err(e) => self
                     .notes
                     .push(format!("pseudo-partitions not bridged: {e}")),
+            }
+        }
+        if let (Some(t), Some(o)) = (&mut self.trace, &self.opts.trace) {
+            let meta = crate::trace::meta(&self.plan, &self.host, &self.backend.to_string(), epoch);
+            t.start(meta, o, &self.schedules.cores)?;
+            if let Some(e) = t.kernel_error() {
+                let e = e.to_string();
+                self.output
+                    .as_ref()
+                    .expect("the output thread runs from set-up on")
+                    .event(&format!("warning: {e}"));
+                self.notes.push(e);
             }
         }
         let shared = Arc::new(self.shared(epoch));
@@ -400,6 +463,7 @@ impl<'a> Run<'a> {
             },
             schedules: self.schedules.clone(),
             trace_limit: opts.window_trace,
+            trace: self.trace.as_ref().map(|t| t.rings.clone()),
         }
     }
 

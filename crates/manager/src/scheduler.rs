@@ -44,6 +44,8 @@ pub(crate) struct Shared {
     pub schedules: Arc<Schedules>,
     /// Window starts each core keeps for the report.
     pub trace_limit: usize,
+    /// The rings of a traced run (crate::trace).
+    pub trace: Option<Arc<crate::trace::Rings>>,
 }
 
 /// What one scheduler thread measured.
@@ -87,9 +89,21 @@ pub(crate) fn run_core(
     if tls.iter().any(|tl| tl.boundaries.is_empty()) {
         return st;
     }
+    let trace = shared
+        .trace
+        .as_ref()
+        .and_then(|r| r.core(core))
+        .map(|rec| CoreTrace {
+            rec,
+            windows: (0..tls.len())
+                .map(|s| crate::trace::core_window_index(&shared.schedules.get(s).plan))
+                .collect(),
+            open: None,
+        });
     let mut walk = CoreWalk {
         shared,
         core,
+        trace,
         cur: tls[initial].cursor(),
         tls,
         sched: initial,
@@ -145,6 +159,59 @@ struct CoreWalk<'a> {
     /// Each partition's freeze lead (crate::lead).
     leads: Vec<FreezeLead>,
     st: CoreStats,
+    /// What a traced run records with (`None`: not traced, one test per boundary).
+    trace: Option<CoreTrace>,
+}
+
+/// A scheduler thread's recording of window starts and ends (a traced run).
+struct CoreTrace {
+    rec: crate::trace::Recorder,
+    /// Per schedule: each window's position on its core (crate::trace::core_window_index).
+    windows: Vec<Vec<usize>>,
+    /// The window on the core: (schedule, window index in its plan, partition).
+    open: Option<(usize, usize, usize)>,
+}
+
+impl CoreTrace {
+    /// Boundary `b` of schedule `sched`, due at `deadline`: the window on the core ended
+    /// (its partition held at `held`) and the next one started (its partition released at
+    /// `released`).
+    fn boundary(
+        &mut self,
+        sched: usize,
+        b: &partita_schedule::Boundary,
+        deadline: u64,
+        held: u64,
+        released: u64,
+    ) {
+        use partita_abi::trace::EventKind;
+        if let Some((s, w, p)) = self.open.take() {
+            self.window(EventKind::WindowEnd, held, deadline, (s, w, p));
+        }
+        if let (Some(n), Some(w)) = (b.next, b.window) {
+            self.window(EventKind::WindowStart, released, deadline, (sched, w, n));
+            self.open = Some((sched, w, n));
+        }
+    }
+
+    /// Records a window's start or end at `time`, planned at `planned`, of window `w` of
+    /// schedule `s` given to partition `p`.
+    fn window(
+        &self,
+        kind: partita_abi::trace::EventKind,
+        time: u64,
+        planned: u64,
+        (s, w, p): (usize, usize, usize),
+    ) {
+        let index = self
+            .windows
+            .get(s)
+            .and_then(|v| v.get(w))
+            .map_or(u64::MAX, |&k| k as u64);
+        let e = partita_abi::trace::Event::new(time, kind, planned, [s as u64, index, 0, 0]);
+        self.rec
+            .record(e.of_partition(crate::trace::partition_field(p)));
+    }
 }
 
 /// How the scheduler thread woke for a boundary.
@@ -199,12 +266,25 @@ impl CoreWalk<'_> {
             self.frame_start(deadline);
         }
         let b = *self.cur.boundary(self.tl());
+        // The instants the leaving partition was held and the entering one released (a
+        // traced run; the boundary's when the partition stays).
+        let (mut held, mut released) = (woke, woke);
+        let tracing = self.trace.is_some();
         if self.current != b.next {
             if let Some(p) = self.current {
                 leave(self.shared, &self.shared.parts[p], &mut self.st);
+                if tracing {
+                    held = match early.as_ref() {
+                        Some(e) if e.held_at > 0 => e.held_at,
+                        _ => monotonic_ns(),
+                    };
+                }
             }
             if let Some(n) = b.next {
                 enter(self.shared, &self.shared.parts[n], &mut self.st);
+                if tracing {
+                    released = monotonic_ns();
+                }
             }
             self.current = b.next;
             self.entered_at = deadline;
@@ -216,6 +296,9 @@ impl CoreWalk<'_> {
         // in: a check costs it nothing then).
         if let Some(e) = early {
             self.learn(&wake, e);
+        }
+        if let Some(t) = &mut self.trace {
+            t.boundary(self.sched, &b, deadline, held, released);
         }
         if let (Some(n), Some(w)) = (b.next, b.window) {
             self.count_window(n, w, deadline, woke);
@@ -306,6 +389,11 @@ impl CoreWalk<'_> {
         let measure = (wake.probe == Probe::CpuTime).then_some(wake.lead);
         let request_ns = freeze_early(&self.shared.parts[p], measure)?;
         Some(Early {
+            held_at: if self.trace.is_some() {
+                monotonic_ns()
+            } else {
+                0
+            },
             part: p,
             lead: wake.lead,
             request_ns,
@@ -317,11 +405,25 @@ impl CoreWalk<'_> {
     /// A frame start: the module may switch schedules here (every core alike).
     fn frame_start(&mut self, deadline: u64) {
         let shared = self.shared;
-        if let Some(to) =
-            shared
-                .schedules
-                .at_frame_start(&shared.parts, &shared.work, self.sched, deadline)
-        {
+        let rec = self.trace.as_ref().map(|t| &t.rec);
+        let on_switch = |to: usize, from: usize| {
+            if let Some(r) = rec {
+                let e = partita_abi::trace::Event::new(
+                    deadline,
+                    partita_abi::trace::EventKind::ScheduleSwitch,
+                    to as u64,
+                    [from as u64, 0, 0, 0],
+                );
+                r.record(e);
+            }
+        };
+        if let Some(to) = shared.schedules.at_frame_start(
+            &shared.parts,
+            &shared.work,
+            self.sched,
+            deadline,
+            on_switch,
+        ) {
             self.sched = to;
             self.start = deadline;
             self.cur = self.tl().cursor();
@@ -480,6 +582,8 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
 /// A partition frozen ahead of its boundary.
 struct Early {
     part: usize,
+    /// When the freeze request returned (a traced run; 0 otherwise).
+    held_at: u64,
     /// The lead it was frozen with (0: at the scheduler's wake-up for the boundary).
     lead: u64,
     /// How long the freeze request took.

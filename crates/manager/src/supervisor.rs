@@ -38,6 +38,10 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
     note_normal_modes(&run.parts);
     let died_late = run.kill_partitions();
     run.notes.extend(died_late);
+    let trace = run.finish_trace();
+    if let Some(e) = trace.as_ref().and_then(|t| t.error.as_ref()) {
+        run.notes.push(format!("trace: {e}"));
+    }
     for p in &run.parts {
         for e in p.limit_events() {
             run.output().event(&e);
@@ -63,6 +67,7 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
             interrupted: supervision.interrupted,
             module_resets: supervision.module_resets,
             leftovers,
+            trace,
         },
     ))
 }
@@ -126,6 +131,7 @@ impl Supervision {
             }
             self.reap(run);
             note_normal_modes(&run.parts);
+            run.trace_modes();
             watch_memory(&run.parts, run.output(), &run.hm, &mut self.oom);
             watch_tasks(&run.parts, run.output(), &run.hm, &mut self.task_hits);
             for p in &run.parts {
@@ -237,6 +243,7 @@ struct Ended {
     interrupted: bool,
     module_resets: u32,
     leftovers: Vec<String>,
+    trace: Option<crate::trace::TraceReport>,
 }
 
 /// The run report of an ended run.
@@ -283,6 +290,7 @@ fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
         window_trace: summary.window_trace,
         window_trace_dropped: summary.window_trace_dropped,
         channels,
+        trace: ended.trace,
     }
 }
 

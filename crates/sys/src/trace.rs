@@ -81,6 +81,12 @@ impl RingMapping {
         Ring::over(h, s).expect("capacity checked when mapped")
     }
 
+    /// The slots, as raw shared memory (every access atomic): what the producer wrote,
+    /// whatever it is.
+    pub fn slots(&self) -> &[Slot] {
+        self.parts().1
+    }
+
     /// The memfd.
     pub fn fd(&self) -> &OwnedFd {
         self.map.fd()
@@ -90,6 +96,50 @@ impl RingMapping {
     pub fn capacity(&self) -> u32 {
         self.capacity
     }
+}
+
+/// Mounts a tracefs at `at` (an existing directory, normally `/sys/kernel/tracing`; needs
+/// root).
+#[cfg(feature = "host")]
+pub fn mount_tracefs(at: &std::path::Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let target = std::ffi::CString::new(at.as_os_str().as_bytes())
+        .map_err(|e| SysError::io("mount tracefs", e.into()))?;
+    // SAFETY: every pointer is a valid NUL-terminated string for the duration of the call;
+    // no data argument.
+    let rc = unsafe {
+        libc::mount(
+            c"tracefs".as_ptr(),
+            target.as_ptr(),
+            c"tracefs".as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    crate::check(rc, &format!("mount tracefs on {}", at.display())).map(|_| ())
+}
+
+/// Unmounts the file system mounted at `at`.
+#[cfg(feature = "host")]
+pub fn unmount(at: &std::path::Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let target = std::ffi::CString::new(at.as_os_str().as_bytes())
+        .map_err(|e| SysError::io("umount", e.into()))?;
+    // SAFETY: `target` is a valid NUL-terminated string for the duration of the call.
+    let rc = unsafe { libc::umount2(target.as_ptr(), 0) };
+    crate::check(rc, &format!("umount {}", at.display())).map(|_| ())
+}
+
+/// Opens `path` for reading without blocking (a read with nothing to read fails with
+/// `WouldBlock`): for tracefs pipes, which a stopping reader must not wait on.
+#[cfg(feature = "host")]
+pub fn open_nonblocking(path: &std::path::Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| SysError::io(format!("open {}", path.display()), e))
 }
 
 fn check_capacity(capacity: u32) -> Result<()> {

@@ -74,6 +74,8 @@ pub(crate) struct Hm {
     rate: Vec<Mutex<(u64, u64)>>,
     /// Events acted upon but not recorded (rate limit).
     suppressed: AtomicU64,
+    /// Where handled events are recorded (a traced run).
+    trace: std::sync::OnceLock<crate::trace::Recorder>,
 }
 
 /// Records per partition and second at most: a partition flooding its report channel or the
@@ -152,7 +154,13 @@ impl Hm {
             oom_seen: (0..parts).map(|_| AtomicU64::new(0)).collect(),
             rate: (0..parts).map(|_| Mutex::new((0, 0))).collect(),
             suppressed: AtomicU64::new(0),
+            trace: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Records every event it handles into `rec` (a traced run).
+    pub(crate) fn set_trace(&self, rec: crate::trace::Recorder) {
+        let _ = self.trace.set(rec);
     }
 
     /// The schedule has started (errors are no longer in MODULE_INIT).
@@ -209,6 +217,20 @@ impl Hm {
                 Action::Reset
             }
         };
+        if let Some(t) = self.trace.get() {
+            let e = partita_abi::trace::Event::new(
+                partita_sys::time::monotonic_ns(),
+                partita_abi::trace::EventKind::HealthMonitor,
+                u64::from(d.code.raw()),
+                [u64::from(lookup.level.raw()), u64::from(action.raw()), 0, 0],
+            )
+            .of_partition(d.partition.map_or(
+                partita_abi::trace::NO_PARTITION,
+                crate::trace::partition_field,
+            ))
+            .of_process(d.process.unwrap_or(partita_abi::trace::NO_PROCESS));
+            t.record(e);
+        }
         if let Some(i) = d.partition {
             if let Some(c) = self.events.get(i) {
                 c.fetch_add(1, Ordering::Relaxed);
