@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `partita run --trace`: a small module on two cores is recorded, and the file, read back
+//! with `partita_trace::TraceReader`, shows what the plan and the partitions did: window
+//! starts at their planned instants in order on every core, the states of a known periodic
+//! process, a port write followed by the reader's read, the application's own records, and
+//! the counts of lost and refused events; with `--trace-kernel` (where tracefs is), the
+//! kernel's scheduling events of the module's cores, and tracefs left as it was.
+
+mod common;
+
+use common::*;
+use partita_abi::trace::{Event, EventKind, StateReason, PORT_CREATED_QUEUING};
+use partita_abi::ProcessState;
+use partita_trace::TraceReader;
+use std::path::Path;
+use std::sync::OnceLock;
+
+const FRAME_NS: u64 = 100_000_000;
+
+/// writer (index 0, core 0, [0, 20) ms) writes sampling port T_OUT, reader (index 1, core 0,
+/// [40, 60) ms) reads T_IN, side (index 2, core 1, [10, 40) ms) has no port.
+fn module(dir: &Path) -> std::path::PathBuf {
+    let exe = partition_exe("traced");
+    let part = |id: u32, name: &str, ports: &str| {
+        format!(
+            r#"  <Partition PartitionIdentifier="{id}" PartitionName="{name}" Criticality="LEVEL_C" SystemPartition="false" EntryPoint="main">
+    <partita:Executable path="{}"><partita:Arg>{name}</partita:Arg></partita:Executable>
+{ports}  </Partition>
+"#,
+            exe.display()
+        )
+    };
+    let sched = |id: u32, name: &str, start: &str, dur: &str, core: u32| {
+        format!(
+            r#"    <Partition_Schedule PartitionIdentifier="{id}" PartitionName="{name}" PeriodSeconds="0.1" PeriodDurationSeconds="{dur}">
+      <Window_Schedule WindowIdentifier="{id}" WindowStartSeconds="{start}" WindowDurationSeconds="{dur}" PartitionPeriodStart="true" partita:Core="{core}"/>
+    </Partition_Schedule>
+"#
+        )
+    };
+    let mut x = String::from(
+        "<?xml version=\"1.0\"?>\n<ARINC_653_Module xmlns:partita=\"urn:partita:1\" ModuleName=\"traced\">\n",
+    );
+    x += &part(
+        1,
+        "writer",
+        "    <Sampling_Port Name=\"T_OUT\" MaxMessageSize=\"16\" Direction=\"SOURCE\"/>\n",
+    );
+    x += &part(
+        2,
+        "reader",
+        "    <Sampling_Port Name=\"T_IN\" MaxMessageSize=\"16\" Direction=\"DESTINATION\" RefreshRateSeconds=\"1\"/>\n",
+    );
+    x += &part(3, "side", "");
+    x += "  <Module_Schedule MajorFrameSeconds=\"0.1\">\n";
+    x += &sched(1, "writer", "0", "0.02", 0);
+    x += &sched(2, "reader", "0.04", "0.02", 0);
+    x += &sched(3, "side", "0.01", "0.03", 1);
+    x += r#"  </Module_Schedule>
+  <Connection_Table>
+    <Channel ChannelIdentifier="1" ChannelName="traced">
+      <Source><Standard_Partition PartitionIdentifier="1" PartitionName="writer" PortName="T_OUT"/></Source>
+      <Destination><Standard_Partition PartitionIdentifier="2" PartitionName="reader" PortName="T_IN"/></Destination>
+    </Channel>
+  </Connection_Table>
+</ARINC_653_Module>
+"#;
+    let path = dir.join("traced.xml");
+    std::fs::write(&path, x).unwrap();
+    path
+}
+
+/// Whether the kernel offers tracefs (mounted or not).
+fn tracefs_available() -> bool {
+    std::fs::read_to_string("/proc/filesystems").is_ok_and(|s| s.contains("tracefs"))
+}
+
+/// Whether tracefs is mounted at /sys/kernel/tracing.
+fn tracefs_mounted() -> bool {
+    std::fs::read_to_string("/proc/mounts").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some("/sys/kernel/tracing"))
+    })
+}
+
+struct Traced {
+    out: std::process::Output,
+    report: serde_json::Value,
+    meta: partita_trace::TraceMeta,
+    events: Vec<Event>,
+    kernel: bool,
+    mounted_before: bool,
+}
+
+/// One traced run of [`module`] for 1 s (with `--trace-kernel` where tracefs is), shared by
+/// the tests of this file.
+fn traced() -> Option<&'static Traced> {
+    static RUN: OnceLock<Option<Traced>> = OnceLock::new();
+    once(&RUN, "trace", |dir| {
+        let module = module(dir);
+        let file = dir.join("run.trace");
+        let json = dir.join("report.json");
+        let kernel = tracefs_available();
+        if !kernel {
+            skip("trace: kernel events", "the kernel has no tracefs");
+        }
+        let mounted_before = tracefs_mounted();
+        let mut cmd = partita();
+        cmd.args(["run", "--duration", "1s", "--trace"])
+            .arg(&file)
+            .arg("--json")
+            .arg(&json);
+        if kernel {
+            cmd.arg("--trace-kernel");
+        }
+        cmd.arg(&module);
+        let out = output_within(&mut cmd, std::time::Duration::from_secs(60));
+        assert!(out.status.success(), "{}", text(&out));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let mut r = TraceReader::open(&file).unwrap();
+        let events = r.read_all().unwrap();
+        assert_eq!(r.truncated_tail(), 0);
+        Traced {
+            out,
+            report,
+            meta: r.meta().clone(),
+            events,
+            kernel,
+            mounted_before,
+        }
+    })
+}
+
+fn of(t: &Traced, kind: EventKind) -> impl Iterator<Item = &Event> {
+    t.events.iter().filter(move |e| e.kind == kind)
+}
+
+#[test]
+fn the_report_counts_what_the_file_holds() {
+    let Some(t) = traced() else { return };
+    let tr = &t.report["trace"];
+    assert_eq!(
+        tr["events"],
+        t.events.len() as u64,
+        "{tr}\n{}",
+        text(&t.out)
+    );
+    // A 1 s run of three partitions fits the default rings: nothing lost or refused, and the
+    // file says so (no LOST or REFUSED events).
+    assert_eq!(tr["lost"], 0, "{tr}");
+    assert_eq!(tr["refused"], 0, "{tr}");
+    assert_eq!(of(t, EventKind::Lost).count(), 0);
+    assert_eq!(of(t, EventKind::Refused).count(), 0);
+    assert_eq!(t.meta.module, "traced");
+    let names: Vec<&str> = t.meta.partitions.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["writer", "reader", "side"]);
+    assert_eq!(t.meta.schedules[0].major_frame_ns, FRAME_NS);
+    assert_eq!(t.meta.schedules[0].windows.len(), 3);
+    for p in 0..3u16 {
+        assert!(
+            of(t, EventKind::PartitionSpawned).any(|e| e.partition == p),
+            "partition {p} spawned"
+        );
+        assert!(
+            of(t, EventKind::PartitionMode)
+                .any(|e| e.partition == p
+                    && e.a == u64::from(partita_abi::OperatingMode::Normal.raw())),
+            "partition {p} reached NORMAL"
+        );
+    }
+}
+
+#[test]
+fn windows_start_at_their_planned_instants_in_order_on_every_core() {
+    let Some(t) = traced() else { return };
+    let epoch = t.meta.epoch_ns;
+    let windows = &t.meta.schedules[0].windows;
+    for core in [0u8, 1] {
+        let starts: Vec<&Event> = of(t, EventKind::WindowStart)
+            .filter(|e| e.core == core)
+            .collect();
+        assert!(
+            starts.len() >= 5,
+            "core {core}: {} window starts",
+            starts.len()
+        );
+        let mut last = 0;
+        for s in &starts {
+            let w = windows
+                .iter()
+                .find(|w| w.core == u32::from(core) && w.index as u64 == s.c())
+                .unwrap_or_else(|| panic!("core {core}: no window {} in the header", s.c()));
+            assert_eq!(s.partition, w.partition, "{s:?}");
+            assert_eq!(s.b(), 0, "schedule index");
+            // Planned at epoch + k * frame + offset, in order; released at or after it.
+            assert_eq!((s.a - epoch) % FRAME_NS, w.offset_ns, "{s:?}");
+            assert!(s.a > last, "core {core}: starts out of order: {s:?}");
+            assert!(
+                s.time_ns >= s.a,
+                "released before its planned instant: {s:?}"
+            );
+            last = s.a;
+        }
+        // Each end closes the window that started before it on the core: same window,
+        // planned at its start plus its length.
+        let mut open: Option<&Event> = None;
+        for e in t.events.iter().filter(|e| e.core == core) {
+            match e.kind {
+                EventKind::WindowStart => open = Some(e),
+                EventKind::WindowEnd => {
+                    let s = open.take().expect("an end without a start");
+                    assert_eq!((e.c(), e.partition), (s.c(), s.partition), "{e:?}");
+                    let w = windows
+                        .iter()
+                        .find(|w| w.core == u32::from(core) && w.index as u64 == s.c())
+                        .unwrap();
+                    assert_eq!(e.a - s.a, w.duration_ns, "{e:?}");
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn a_periodic_process_goes_through_its_states() {
+    let Some(t) = traced() else { return };
+    // The writer's only process.
+    let created: Vec<&Event> = of(t, EventKind::ProcessCreated)
+        .filter(|e| e.partition == 0)
+        .collect();
+    assert_eq!(created.len(), 1, "{created:?}");
+    assert_eq!(created[0].name(), b"worker");
+    assert!(created[0].a > 0, "host thread id");
+    let pid = created[0].process;
+    let states: Vec<(u64, StateReason)> = of(t, EventKind::ProcessState)
+        .filter(|e| e.partition == 0 && e.process == pid)
+        .map(|e| (e.a, StateReason::from_raw(e.b() as u32).unwrap()))
+        .collect();
+    let st = |s: ProcessState| u64::from(s.raw());
+    assert_eq!(
+        states.first(),
+        Some(&(st(ProcessState::Waiting), StateReason::Started)),
+        "{states:?}"
+    );
+    // Released at each period, back to waiting for the next: alternating.
+    let cycle: Vec<StateReason> = states
+        .iter()
+        .filter(|(_, r)| matches!(r, StateReason::PeriodicRelease | StateReason::WaitTime))
+        .map(|&(_, r)| r)
+        .collect();
+    assert!(cycle.len() >= 8, "{states:?}");
+    for pair in cycle.windows(2) {
+        assert_ne!(pair[0], pair[1], "{states:?}");
+    }
+    for (s, r) in &states {
+        match r {
+            StateReason::WaitTime => assert_eq!(*s, st(ProcessState::Waiting)),
+            StateReason::PeriodicRelease => assert!(
+                *s == st(ProcessState::Ready) || *s == st(ProcessState::Running),
+                "{states:?}"
+            ),
+            _ => {}
+        }
+    }
+    // Its application records: stream 7, its sequence numbers in order.
+    let values: Vec<u64> = of(t, EventKind::Application)
+        .filter(|e| e.partition == 0 && e.process == pid && e.a == 7)
+        .map(|e| e.b())
+        .collect();
+    assert!(values.len() >= 4, "{values:?}");
+    assert!(values.windows(2).all(|v| v[1] == v[0] + 1), "{values:?}");
+}
+
+#[test]
+fn a_port_write_is_followed_by_the_readers_read() {
+    let Some(t) = traced() else { return };
+    let created = of(t, EventKind::PortCreated)
+        .find(|e| e.partition == 0)
+        .expect("the writer's port");
+    assert_eq!(created.name(), b"T_OUT");
+    assert_eq!(created.a & PORT_CREATED_QUEUING, 0, "a sampling port");
+    let port = created.a & 0xffff_ffff;
+    let first_write = of(t, EventKind::PortWrite)
+        .filter(|e| e.partition == 0 && e.a == port && e.c() == 0)
+        .map(|e| e.time_ns)
+        .min()
+        .expect("a successful write");
+    // A read of the reader, successful and valid, after the first write.
+    assert!(
+        of(t, EventKind::PortRead).any(|e| e.partition == 1
+            && e.time_ns > first_write
+            && e.c() == 0
+            && e.d() == 1
+            && e.b() >= 2),
+        "no valid read after the write at {first_write}"
+    );
+}
+
+#[test]
+fn kernel_events_of_the_module_cores_are_merged() {
+    let Some(t) = traced() else { return };
+    if !t.kernel {
+        return skip("kernel_events_of_the_module_cores_are_merged", "no tracefs");
+    }
+    assert!(t.meta.kernel_events, "{}", text(&t.out));
+    let switches: Vec<&Event> = of(t, EventKind::KernelSwitch).collect();
+    assert!(!switches.is_empty(), "{}", text(&t.out));
+    assert!(switches.iter().all(|e| e.core <= 1));
+    assert_eq!(
+        t.report["trace"]["kernel_events"],
+        (switches.len() + of(t, EventKind::KernelWakeup).count()) as u64
+    );
+    // Within the run (CLOCK_MONOTONIC like Partita's own events).
+    let first = t
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::WindowStart)
+        .map(|e| e.time_ns)
+        .min()
+        .unwrap();
+    assert!(switches.iter().any(|e| e.time_ns > first));
+    // tracefs as it was: the run's instance gone, mounted only if it was.
+    assert_eq!(tracefs_mounted(), t.mounted_before);
+    if t.mounted_before {
+        let left: Vec<_> = std::fs::read_dir("/sys/kernel/tracing/instances")
+            .unwrap()
+            .filter_map(|d| d.ok())
+            .filter(|d| d.file_name().to_string_lossy().starts_with("partita-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
