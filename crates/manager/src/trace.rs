@@ -406,6 +406,20 @@ impl Tracing {
     }
 }
 
+impl Drop for Tracing {
+    /// A run torn down before [`Tracing::finish`] (a failed start): the drain thread ends
+    /// after a last drain, the kernel's events stop.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        if let Some(k) = self.kernel.take() {
+            let _ = k.stop();
+        }
+    }
+}
+
 /// Drains every ring each [`DRAIN_EVERY`] until `stop`, then once more; the totals and the
 /// first write error (after which nothing more is written).
 fn drain_loop(
@@ -554,6 +568,77 @@ mod tests {
             apex_calls: false,
             kernel_events: false,
         }
+    }
+
+    /// The drain thread moves every ring into the file, a full manager ring's losses
+    /// become a LOST event of its core, and the report counts what the file holds.
+    #[test]
+    fn the_drain_thread_writes_every_ring_and_counts_losses() {
+        let dir = std::env::temp_dir().join(format!("partita-drain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opts = TraceOptions {
+            buffer: 64,
+            ..TraceOptions::new(dir.join("t.trace"))
+        };
+        let mut t = Tracing::new(&opts, &[3], &[]).unwrap();
+        let core = t.rings.core(3).unwrap();
+        let module = t.rings.module();
+        // Before the drain starts: 68 events into a 64-event ring, 4 lost.
+        for i in 0..68 {
+            core.record(Event::new(i, EventKind::WindowStart, i, [0; 4]));
+        }
+        module.record(Event::new(1, EventKind::PartitionSpawned, 42, [0; 4]));
+        t.start(meta(), &opts, &[3]).unwrap();
+        // While it runs (fewer than the ring holds: however late the drain, none is lost).
+        for i in 0..40 {
+            module.record(Event::new(100 + i, EventKind::PartitionMode, 1, [0; 4]));
+            if i % 8 == 7 {
+                std::thread::sleep(DRAIN_EVERY);
+            }
+        }
+        let report = t.finish();
+        let events = partita_trace::TraceReader::open(&dir.join("t.trace"))
+            .unwrap()
+            .read_all()
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(report.events, events.len() as u64, "{report:?}");
+        assert_eq!((report.lost, report.refused), (4, 0), "{report:?}");
+        let count = |k: EventKind| events.iter().filter(|e| e.kind == k).count();
+        assert_eq!(count(EventKind::WindowStart), 64);
+        assert_eq!(count(EventKind::PartitionSpawned), 1);
+        assert_eq!(count(EventKind::PartitionMode), 40);
+        let lost: Vec<&Event> = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Lost)
+            .collect();
+        assert_eq!(lost.len(), 1);
+        assert_eq!(
+            (lost[0].a, lost[0].core, lost[0].partition),
+            (4, 3, NO_PARTITION)
+        );
+        // Each core-ring event carries the ring's core.
+        assert!(events
+            .iter()
+            .filter(|e| e.kind == EventKind::WindowStart)
+            .all(|e| e.core == 3));
+    }
+
+    #[test]
+    fn windows_are_numbered_per_core_in_offset_order() {
+        let w = |core, offset| partita_schedule::Window {
+            id: 0,
+            partition: 0,
+            core,
+            offset,
+            duration: 1,
+            period_start: false,
+        };
+        let plan = FramePlan {
+            major_frame: 100,
+            windows: vec![w(0, 50), w(1, 10), w(0, 0), w(1, 5), w(0, 20)],
+        };
+        assert_eq!(core_window_index(&plan), [2, 1, 0, 0, 1]);
     }
 
     /// A partition ring full of forged records, drained as the drain thread does.
