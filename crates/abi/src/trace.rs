@@ -126,9 +126,11 @@ abi_enum! {
         /// Partition: a port was read. `a` port identifier, `b` bytes, `c` the return code,
         /// `d` the validity (sampling ports; 0 otherwise).
         PortRead = 37 => "PORT_READ",
-        /// Partition (optional): an APEX call began. `a` the [`ApexService`] number.
+        /// Partition (optional): an APEX call began. `a` the service number. Reserved: no
+        /// numbering of the services is defined yet and the runtime does not record it.
         ApexEnter = 38 => "APEX_ENTER",
         /// Partition (optional): an APEX call returned. `a` the service, `b` the return code.
+        /// Reserved, as [`EventKind::ApexEnter`].
         ApexExit = 39 => "APEX_EXIT",
         /// Partition: an application record (the trace extension service). `a` the stream
         /// (application-chosen), `b` the value.
