@@ -108,8 +108,9 @@ abi_enum! {
         /// Manager: the kernel woke a task (tracefs `sched_wakeup`). `a` host thread id, `b`
         /// target core.
         KernelWakeup = 10 => "KERNEL_WAKEUP",
-        /// Partition: an APEX process was created. `a` its host thread id; name payload: the
-        /// process name.
+        /// Partition: an APEX process was created. `a` its host thread id (the partition
+        /// records its own PID namespace's; the manager translates it, 0 when it cannot: the
+        /// partition ended before the record was drained); name payload: the process name.
         ProcessCreated = 32 => "PROCESS_CREATED",
         /// Partition: a process changed state. `a` new `PROCESS_STATE_TYPE`, `b` the
         /// [`StateReason`].

@@ -162,6 +162,14 @@ fn the_report_counts_what_the_file_holds() {
             of(t, EventKind::PartitionSpawned).any(|e| e.partition == p),
             "partition {p} spawned"
         );
+        // It started in COLD_START (the first mode recorded), then reached NORMAL.
+        assert_eq!(
+            of(t, EventKind::PartitionMode)
+                .find(|e| e.partition == p)
+                .map(|e| e.a),
+            Some(u64::from(partita_abi::OperatingMode::ColdStart.raw())),
+            "partition {p}"
+        );
         assert!(
             of(t, EventKind::PartitionMode)
                 .any(|e| e.partition == p
@@ -311,6 +319,16 @@ fn kernel_events_of_the_module_cores_are_merged() {
     assert_eq!(
         t.report["trace"]["kernel_events"],
         (switches.len() + of(t, EventKind::KernelWakeup).count()) as u64
+    );
+    // The writer's process, by the host thread id its creation record carries, is switched
+    // in and out by the kernel.
+    let tid = of(t, EventKind::ProcessCreated)
+        .find(|e| e.partition == 0)
+        .map(|e| e.a)
+        .unwrap();
+    assert!(
+        switches.iter().any(|e| e.b() == tid) && switches.iter().any(|e| e.a == tid),
+        "thread {tid} never switched"
     );
     // Within the run (CLOCK_MONOTONIC like Partita's own events).
     let first = t

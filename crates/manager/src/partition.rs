@@ -103,6 +103,10 @@ pub(crate) struct Partition {
     /// Its trace ring, when the run is traced (crate::trace), passed as
     /// `control::TRACE_FD`.
     pub trace_ring: std::sync::OnceLock<Arc<partita_sys::trace::RingMapping>>,
+    /// Host process id of its current incarnation (0: none), readable without the state
+    /// lock (the trace drain thread, at normal priority, must not take a lock the scheduler
+    /// threads wait on).
+    pub host_pid: std::sync::atomic::AtomicI32,
 }
 
 impl Partition {
@@ -275,6 +279,7 @@ impl Partition {
             tasks_hint: std::sync::atomic::AtomicU32::new(0),
             nudge: std::sync::OnceLock::new(),
             trace_ring: std::sync::OnceLock::new(),
+            host_pid: std::sync::atomic::AtomicI32::new(0),
         })
     }
 
@@ -497,6 +502,7 @@ impl Partition {
         st.pending_go = pending_go;
         st.creation_sock = creation_sock;
         st.pid = child.pid;
+        self.host_pid.store(child.pid, Ordering::Release);
         st.switch = Some(switch);
         st.running = false;
         st.stopped_early = false;

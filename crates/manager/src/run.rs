@@ -398,6 +398,8 @@ impl<'a> Run<'a> {
         if let (Some(t), Some(o)) = (&mut self.trace, &self.opts.trace) {
             let meta = crate::trace::meta(&self.plan, &self.host, &self.backend.to_string(), epoch);
             t.start(meta, o, &self.schedules.cores)?;
+            // The modes they start in, before any of them runs.
+            t.note_modes(&self.parts);
             if let Some(e) = t.kernel_error() {
                 let e = e.to_string();
                 self.output

@@ -201,6 +201,9 @@ struct Drained {
     lost_seen: u64,
     /// Whether it carries the kernel's events.
     kernel: bool,
+    /// The partition owning it, to translate its thread ids (its PID namespace's) to the
+    /// host's.
+    partition: Option<Arc<Partition>>,
 }
 
 /// The totals of a drain.
@@ -213,6 +216,37 @@ struct Totals {
 }
 
 impl Drained {
+    /// The host thread id of thread `tid` of the owning partition (its PID namespace's
+    /// number), from `NSpid` in `/proc/<partition>/task/*/status`; 0 when it cannot be found
+    /// (the partition ended before the record was drained).
+    fn host_tid(&self, tid: u64) -> u64 {
+        let Some(p) = &self.partition else {
+            return 0;
+        };
+        let pid = p.host_pid.load(Ordering::Acquire);
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return 0;
+        };
+        for t in tasks.flatten() {
+            let Ok(status) = std::fs::read_to_string(t.path().join("status")) else {
+                continue;
+            };
+            let ids: Vec<u64> = status
+                .lines()
+                .find_map(|l| l.strip_prefix("NSpid:"))
+                .map(|v| {
+                    v.split_whitespace()
+                        .filter_map(|n| n.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if ids.last() == Some(&tid) {
+                return ids.first().copied().unwrap_or(0);
+            }
+        }
+        0
+    }
+
     /// Moves what the ring holds into `out` (at most one ring's worth per call, so that a
     /// producer as fast as the drain cannot hold it), then its LOST and REFUSED counts.
     fn drain(&mut self, out: &mut TraceWriter, t: &mut Totals) -> Result<(), TraceError> {
@@ -223,7 +257,10 @@ impl Drained {
                 break;
             };
             match admit(record, self.owner) {
-                Some(e) => {
+                Some(mut e) => {
+                    if e.kind == EventKind::ProcessCreated {
+                        e.a = self.host_tid(e.a);
+                    }
                     out.write(&e)?;
                     t.events += 1;
                     if self.kernel {
@@ -267,6 +304,8 @@ pub(crate) struct Tracing {
     kernel_error: Option<String>,
     /// Per partition: the mode last recorded (PARTITION_MODE).
     modes: Vec<Option<OperatingMode>>,
+    /// The partitions, by index.
+    parts: Vec<Arc<Partition>>,
 }
 
 impl Tracing {
@@ -291,6 +330,7 @@ impl Tracing {
             kernel: None,
             kernel_error: None,
             modes: vec![None; parts.len()],
+            parts: parts.to_vec(),
         })
     }
 
@@ -311,13 +351,14 @@ impl Tracing {
         meta.kernel_events = self.kernel.is_some();
         let out = TraceWriter::create(&self.file, &meta)?;
         let mut rings: Vec<Drained> = Vec::new();
-        let mut add = |ring: &Arc<RingMapping>, owner, core, kernel| {
+        let mut add = |ring: &Arc<RingMapping>, owner: Option<usize>, core, kernel| {
             rings.push(Drained {
                 ring: ring.clone(),
-                owner,
+                owner: owner.map(partition_field),
                 core,
                 lost_seen: 0,
                 kernel,
+                partition: owner.and_then(|i| self.parts.get(i).cloned()),
             })
         };
         add(&self.rings.module, None, NO_CORE, false);
@@ -325,7 +366,7 @@ impl Tracing {
             add(r, None, core_field(*c), false);
         }
         for (i, r) in self.rings.partitions.iter().enumerate() {
-            add(r, Some(partition_field(i)), NO_CORE, false);
+            add(r, Some(i), NO_CORE, false);
         }
         add(&self.rings.kernel, None, NO_CORE, true);
         let stop = self.stop.clone();
@@ -672,6 +713,7 @@ mod tests {
             core: NO_CORE,
             lost_seen: 0,
             kernel: false,
+            partition: None,
         };
         let mut t = Totals::default();
         d.drain(&mut out, &mut t).unwrap();
