@@ -19,6 +19,7 @@
 //!   partition) and its constants.
 //! - [`port`]: the layout of the shared memory of sampling and queuing channels.
 //! - [`trace`]: the trace event record and the shared-memory ring that carries it.
+//! - [`ids`]: the host user and group ids partitions run under (id blocks).
 //!
 //! What stays elsewhere, and why: mapping shared memory and declaring a layout fit for it
 //! (`unsafe impl SharedPod`) needs `unsafe` and Linux, so it lives in `partita-sys`, which
@@ -33,6 +34,7 @@
 
 pub mod arinc;
 pub mod control;
+pub mod ids;
 pub mod mailbox;
 pub mod port;
 pub mod report;

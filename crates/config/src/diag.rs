@@ -120,6 +120,8 @@ define_rules! {
         "A partition's executable is not a regular file with execute permission.";
     EntryPointFunction = "entry-point-function", Error,
         "With `partita:Executable`, `EntryPoint` names the partition's entry function: it must be a C identifier that the (ELF) executable exports.";
+    PartitionPathUnreachable = "partition-path-unreachable", Warning,
+        "A path the partition's process must reach under its own uid is out of its reach: its executable needs execute permission for that uid (the manager opens it, so its directories need not be traversable); an absolute path among its `partita:Arg`s needs search permission on every directory above it and read permission on itself. Checked with the uid a run as root assigns in partition id block 0 (61000 + the partition's index) against this host's files and mode bits (not ACLs): another host, changed files, or a run that finds block 0 taken by another module may differ (docs/host-files.md).";
     MemoryUnknownPartition = "memory-unknown-partition", Error,
         "`Partition_Memory` refers to a partition that is not declared.";
     InitialSchedule = "initial-schedule", Error,

@@ -53,6 +53,7 @@ pub mod limits;
 pub mod model;
 mod plan;
 mod raw;
+pub mod reach;
 mod suggest;
 mod summary;
 pub mod time;
@@ -76,9 +77,11 @@ use std::path::{Path, PathBuf};
 /// Options of a check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckOptions {
-    /// Check that every partition's executable exists and is executable
-    /// (`entry-point-missing`, `entry-point-not-executable`). Default `true`; turn it off to
-    /// check a configuration on a machine that does not have the partition programs.
+    /// Read the host's files: check that every partition's executable exists and is
+    /// executable (`entry-point-missing`, `entry-point-not-executable`,
+    /// `entry-point-function`) and that each partition's uid reaches the paths it must
+    /// (`partition-path-unreachable`, [`reach`]). Default `true`; turn it off to check a
+    /// configuration on a machine that does not have the partition programs.
     pub check_executables: bool,
 }
 

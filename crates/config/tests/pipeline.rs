@@ -337,3 +337,94 @@ fn synthesis_validation_ignores_schedules() {
         .iter()
         .any(|d| d.rule == partita_config::Rule::DuplicateProcessName));
 }
+
+/// `partition-path-unreachable`: each partition's paths are checked as its own uid (61000 +
+/// its index) would reach them: the executable needs execute permission (its directory is not
+/// walked: the manager opens it), an absolute argument every directory above it; the rule
+/// reads the host's files, so `--no-executables` leaves it out too.
+#[test]
+fn paths_out_of_a_partition_uid_reach_are_warned_at_their_position() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("partita-reach-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("closed")).expect("dir");
+    let dir = dir.canonicalize().expect("canonical");
+    let mode = |p: &std::path::Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).expect("chmod")
+    };
+    mode(&dir, 0o755);
+    mode(&dir.join("closed"), 0o700);
+    for (f, m) in [
+        ("owner-only", 0o700),
+        ("closed/prog", 0o755),
+        ("closed/in.txt", 0o644),
+    ] {
+        std::fs::write(dir.join(f), "#!/bin/sh\n").expect("write");
+        mode(&dir.join(f), m);
+    }
+    let src = format!(
+        r#"<ARINC_653_Module xmlns:partita="urn:partita:1" ModuleName="reach">
+  <Partition PartitionIdentifier="1" PartitionName="A" Criticality="LEVEL_A" EntryPoint="owner-only"/>
+  <Partition PartitionIdentifier="2" PartitionName="B" Criticality="LEVEL_A">
+    <partita:Executable path="closed/prog"><partita:Arg>{input}</partita:Arg><partita:Arg>out.txt</partita:Arg></partita:Executable>
+  </Partition>
+  <Module_Schedule MajorFrameSeconds="0.1">
+    <Partition_Schedule PartitionIdentifier="1" PeriodSeconds="0.1" PeriodDurationSeconds="0.02">
+      <Window_Schedule WindowIdentifier="1" WindowStartSeconds="0" WindowDurationSeconds="0.02"/>
+    </Partition_Schedule>
+    <Partition_Schedule PartitionIdentifier="2" PeriodSeconds="0.1" PeriodDurationSeconds="0.02">
+      <Window_Schedule WindowIdentifier="2" WindowStartSeconds="0.02" WindowDurationSeconds="0.02"/>
+    </Partition_Schedule>
+  </Module_Schedule>
+</ARINC_653_Module>"#,
+        input = dir.join("closed/in.txt").display()
+    );
+    let path = dir.join("module.xml");
+    let outcome = check_str(&src, &path);
+    assert!(outcome.plan.is_some(), "{:?}", outcome.diagnostics);
+    let got: Vec<(u32, u32, &str)> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.column, d.message.as_str()))
+        .collect();
+    assert!(
+        outcome
+            .diagnostics
+            .iter()
+            .all(|d| d.rule == Rule::PartitionPathUnreachable),
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].0, got[0].1), (2, 78), "{got:?}");
+    assert!(
+        got[0].2.contains("executable ")
+            && got[0].2.contains("uid 61000")
+            && got[0].2.contains("(mode 0700, owner ")
+            && got[0].2.ends_with("does not let it execute"),
+        "{}",
+        got[0].2
+    );
+    assert_eq!((got[1].0, got[1].1), (4, 44), "{got:?}");
+    assert!(
+        got[1].2.contains("uid 61001")
+            && got[1]
+                .2
+                .contains(&format!("{} (mode 0700,", dir.join("closed").display()))
+            && got[1].2.ends_with("does not let it through"),
+        "{}",
+        got[1].2
+    );
+    let unchecked = check_str_with(
+        &src,
+        &path,
+        &CheckOptions {
+            check_executables: false,
+        },
+    );
+    assert!(
+        unchecked.diagnostics.is_empty(),
+        "{:?}",
+        unchecked.diagnostics
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -9,19 +9,12 @@
 //! Two modules running at the same time on one host must not share ids either: each run
 //! takes a *block* of ids (see [`set_uid_block`]; the manager picks a free block with a
 //! host-wide lock), and partition `index` of the run in block `b` is
-//! `PARTITION_UID_BASE + b·UID_BLOCK_SIZE + index`. Block 0 (the default) gives
-//! 61000, 61001, ...
+//! `PARTITION_UID_BASE + b·UID_BLOCK_SIZE + index` (`partita_abi::ids`, which `partita
+//! check` uses too). Block 0 (the default) gives 61000, 61001, ...
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// First user and group id used for partitions.
-pub const PARTITION_UID_BASE: u32 = 61_000;
-
-/// Ids per block: the most partitions one module may have.
-pub const UID_BLOCK_SIZE: u32 = 1_000;
-
-/// Blocks available (concurrent runs on one host).
-pub const UID_BLOCKS: u32 = 64;
+pub use partita_abi::ids::{PARTITION_UID_BASE, UID_BLOCKS, UID_BLOCK_SIZE};
 
 static UID_BLOCK: AtomicU32 = AtomicU32::new(0);
 
@@ -38,12 +31,12 @@ pub fn uid_block() -> u32 {
 
 /// The user id partition `index` runs as.
 pub fn partition_uid(index: usize) -> u32 {
-    PARTITION_UID_BASE + uid_block() * UID_BLOCK_SIZE + (index as u32).min(UID_BLOCK_SIZE - 1)
+    partita_abi::ids::partition_uid(uid_block(), index)
 }
 
 /// The group id partition `index` runs as.
 pub fn partition_gid(index: usize) -> u32 {
-    partition_uid(index)
+    partita_abi::ids::partition_gid(uid_block(), index)
 }
 
 /// `CAP_SYS_NICE`.

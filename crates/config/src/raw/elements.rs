@@ -174,8 +174,9 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                                 .filter(|d| d.is_text())
                                 .filter_map(|d| d.text())
                                 .collect();
-                            if self.value_within_bound(&text, self.node_pos(a), "partita:Arg") {
-                                args.push(text);
+                            let pos = self.node_pos(a);
+                            if self.value_within_bound(&text, pos, "partita:Arg") {
+                                args.push(Sp { value: text, pos });
                             }
                         } else {
                             self.unknown_element(a, "partita:Executable", EXECUTABLE_CHILDREN);

@@ -75,7 +75,7 @@ pub(crate) struct RawPartition {
 #[derive(Debug)]
 pub(crate) struct RawExecutable {
     pub path: Opt<String>,
-    pub args: Vec<String>,
+    pub args: Vec<Sp<String>>,
 }
 
 #[derive(Debug)]

@@ -60,7 +60,7 @@ impl Validator<'_, '_, '_> {
                 args: p
                     .executable
                     .as_ref()
-                    .map(|e| e.args.clone())
+                    .map(|e| e.args.iter().map(|a| a.value.clone()).collect())
                     .unwrap_or_default(),
                 cores,
                 memory_limit,

@@ -31,7 +31,7 @@ pub(crate) struct Context<'a> {
     pub source_path: PathBuf,
     /// SHA-256 of the source, hex.
     pub source_sha256: String,
-    /// Whether to look at executables on disk.
+    /// Whether to look at the host's files (executables, the paths partitions must reach).
     pub check_executables: bool,
     /// Whether to check and build the module schedules (`false` for schedule synthesis, which
     /// replaces them).

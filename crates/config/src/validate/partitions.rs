@@ -7,7 +7,10 @@ use crate::entry::{self, EntryLookup};
 use crate::limits::system;
 use crate::model::{MemoryRequirement, Port, PortKind, DEFAULT_ENTRY_FUNCTION, MAX_NAME_LEN};
 use crate::raw::{val, Opt};
+use crate::reach::{self, Lacks, PathUse};
+use partita_abi::ids;
 use std::collections::HashMap;
+use std::path::Path;
 
 use super::{absolute, resolve_path, Validator};
 
@@ -170,6 +173,9 @@ impl Validator<'_, '_, '_> {
                 }
             }
             self.executable(i);
+            if self.ctx.check_executables {
+                self.arguments_reachable(i);
+            }
         }
     }
 
@@ -411,10 +417,53 @@ impl Validator<'_, '_, '_> {
                         )
                         .with_hint(format!("chmod +x {}", shown.display()));
                 } else {
+                    self.reachable(i, &full, path.pos, PathUse::Executable);
                     self.entry_function_in(i, Some(&full));
                 }
             }
         }
+    }
+
+    /// The `partition-path-unreachable` rule on the absolute paths among partition `i`'s
+    /// arguments.
+    fn arguments_reachable(&mut self, i: usize) {
+        let Some(e) = &self.raw.partitions[i].executable else {
+            return;
+        };
+        for a in &e.args {
+            if let Some(path) = reach::argument_path(&a.value) {
+                self.reachable(i, path, a.pos, PathUse::Argument);
+            }
+        }
+    }
+
+    /// The `partition-path-unreachable` rule on one path partition `i` must reach, as the uid
+    /// a run as root gives it in id block 0 (crate::reach).
+    fn reachable(&mut self, i: usize, path: &Path, pos: Pos, usage: PathUse) {
+        let (uid, gid) = (ids::partition_uid(0, i), ids::partition_gid(0, i));
+        let Some(u) = reach::probe(path, usage, uid, gid) else {
+            return;
+        };
+        let fix = match u.lacks {
+            Lacks::Search => format!(
+                "pass a path relative to the partition's run directory (its working directory), or let others through {} (chmod o+x)",
+                u.blocker.display()
+            ),
+            Lacks::Read => format!("let others read it (chmod o+r {})", u.blocker.display()),
+            Lacks::Execute => format!(
+                "let others execute it (chmod o+x {}), or the partition cannot start",
+                u.blocker.display()
+            ),
+        };
+        self.sink
+            .emit(
+                Rule::PartitionPathUnreachable,
+                pos,
+                format!("partition {}: {u}", self.partition_name(i)),
+            )
+            .with_hint(format!(
+                "run as root, the partition runs as uid {uid} (id block 0; another block when another module holds it) without capabilities; {fix}; checked against this host's files now, so another host may differ (docs/host-files.md)"
+            ));
     }
 
     // ----------------------------------------------------------------------------------------
