@@ -4,7 +4,7 @@
 
 use crate::BenchError;
 use partita_config::CompiledPlan;
-use partita_manager::{RunOptions, RunReport};
+use partita_manager::{NoteKind, RunOptions, RunReport};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,8 +50,8 @@ pub(crate) fn run_notes(report: &RunReport, all: bool) -> Vec<String> {
     let mut notes: Vec<String> = report
         .notes
         .iter()
-        .filter(|n| !n.contains("throttling is on"))
-        .cloned()
+        .filter(|n| n.kind != NoteKind::RtThrottling)
+        .map(|n| n.text.clone())
         .collect();
     if all && !report.realtime {
         notes.push("the manager ran without real-time priorities".into());

@@ -29,7 +29,8 @@ enum Cmd {
     Check {
         /// The ARINC 653 XML module file.
         file: PathBuf,
-        /// Do not check that partition executables exist.
+        /// Do not read the host's files: partition executables (exist, executable, entry
+        /// function) and the paths a partition's uid must reach.
         #[arg(long)]
         no_executables: bool,
     },
@@ -181,7 +182,8 @@ struct ScheduleArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
-    /// Do not check that partition executables exist.
+    /// Do not read the host's files: partition executables (exist, executable, entry
+    /// function) and the paths a partition's uid must reach.
     #[arg(long)]
     no_executables: bool,
     /// Compare the algorithms on random process sets instead.

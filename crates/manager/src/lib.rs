@@ -71,7 +71,7 @@ pub use host::HostInfo;
 pub use ktrace::KernelTraceError;
 pub use msched::{ScheduleSwitch, WindowStart};
 pub use reclaim::{reclaim_dead_runs, Reclaimed};
-pub use report::{Concern, CoreReport, Finding, PartitionReport, RunReport};
+pub use report::{Concern, CoreReport, Finding, Note, NoteKind, PartitionReport, RunReport};
 pub use supervisor::run;
 pub use trace::{TraceOptions, TraceReport, DEFAULT_TRACE_BUFFER};
 pub use traffic::ChannelTraffic;
@@ -193,3 +193,4 @@ pub enum ManagerError {
     #[error("trace buffer of {0} events: not a power of two between 16 and {max}", max = partita_abi::trace::MAX_CAPACITY)]
     TraceBuffer(u32),
 }
+

@@ -7,6 +7,7 @@ use crate::backend::{freezer_kind, Backend, Switch};
 use crate::host::HostInfo;
 use crate::lifecycle::{Change, Life, LifeCycle, Status};
 use crate::output::{OutputCounters, Pipes};
+use crate::report::{Note, NoteKind};
 use crate::stats::Histogram;
 use crate::ManagerError;
 use partita_abi::{DecodeError, OperatingMode, StartCondition};
@@ -381,7 +382,7 @@ impl Partition {
         &self,
         backend: Backend,
         namespaces: &mut Namespaces,
-        notes: &mut Vec<String>,
+        notes: &mut Vec<Note>,
         env: &[(String, String)],
         seccomp: bool,
     ) -> Result<Pipes, ManagerError> {
@@ -451,15 +452,18 @@ impl Partition {
                 .extend(fds.iter().map(|(f, n)| (f.as_raw_fd(), *n)));
         }
         let note = crate::isolation::NO_SECCOMP_NOTE;
-        if !seccomp && !notes.iter().any(|n| n == note) {
-            notes.push(note.into());
+        if !seccomp && !notes.iter().any(|n| n.kind == NoteKind::NoSeccomp) {
+            notes.push(Note::new(NoteKind::NoSeccomp, note));
         }
         let mut child = match spawn::spawn(&spec) {
             Ok(c) => c,
             Err(e) if *namespaces != Namespaces::default() => {
-                notes.push(format!(
-                    "namespaces ({}) could not be created ({e}); partitions run without them",
-                    namespaces.describe()
+                notes.push(Note::new(
+                    NoteKind::NoNamespaces,
+                    format!(
+                        "namespaces ({}) could not be created ({e}); partitions run without them",
+                        namespaces.describe()
+                    ),
                 ));
                 *namespaces = Namespaces::default();
                 spec.namespaces = *namespaces;

@@ -40,6 +40,9 @@ pub struct PartitionReport {
     pub name: String,
     /// Identifier.
     pub id: i32,
+    /// The user and group id its process ran as (`partita_abi::ids`: 61000 + its index in
+    /// the run's id block); `None` when the manager is not root and partitions keep its uid.
+    pub uid: Option<u32>,
     /// Windows it was scheduled in.
     pub windows: u64,
     /// Windows after which it used more CPU time than the tolerance before being held.
@@ -81,6 +84,72 @@ pub struct PartitionReport {
     pub hm_events: u64,
 }
 
+/// What a note of the run report is about. Serialized as a stable kebab-case `kind` beside
+/// the note's text, so that tools select notes by kind, never by their wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoteKind {
+    /// Real-time priorities are unavailable (the manager's or a scheduler thread's).
+    NoRealtime,
+    /// The manager is not root: no cgroups, the signals backend stops only the main process.
+    NotRoot,
+    /// freezer-v2 on a cgroup2 mounted without favordynmods (late boundaries).
+    NoFavordynmods,
+    /// Linux real-time throttling is on and left unchanged.
+    RtThrottling,
+    /// The manager's memory could not be locked.
+    MemoryNotLocked,
+    /// What an earlier run whose manager is gone left was reclaimed.
+    Reclaimed,
+    /// This run does not use partition id block 0 (another module holds it), or shares a
+    /// block because none is free.
+    UidBlock,
+    /// A configured path is out of reach of its partition's uid (`partita_config::reach`).
+    UnreachablePath,
+    /// No clean-up guard process.
+    NoGuard,
+    /// Partitions run without (some) namespaces.
+    NoNamespaces,
+    /// Partitions run without the seccomp filter.
+    NoSeccomp,
+    /// Another module runs on a CPU of this one, or that cannot be known.
+    CpuShared,
+    /// The pseudo-partition bridge: not started, or its counters.
+    Bridge,
+    /// A partition did not die in time at the end of the run.
+    LateDeath,
+}
+
+/// A remark of the run report: what could not be done as asked, and other facts a reader needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// What it is about.
+    pub kind: NoteKind,
+    /// The remark, for people.
+    pub text: String,
+}
+
+impl Note {
+    /// A note of `kind`.
+    pub fn new(kind: NoteKind, text: impl Into<String>) -> Note {
+        Note {
+            kind,
+            text: text.into(),
+        }
+    }
+
+    /// One note of `kind` per text.
+    pub fn all(kind: NoteKind, texts: impl IntoIterator<Item = String>) -> Vec<Note> {
+        texts.into_iter().map(|t| Note::new(kind, t)).collect()
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Everything a run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -94,8 +163,8 @@ pub struct RunReport {
     pub namespaces: String,
     /// Whether real-time priorities were used.
     pub realtime: bool,
-    /// What could not be done as asked, and other remarks.
-    pub notes: Vec<String>,
+    /// What could not be done as asked, and other remarks, each with its kind.
+    pub notes: Vec<Note>,
     /// The run directory: each partition's own directory on the host, its working directory
     /// (`PARTITA_RUN_DIR`), lives in it from set-up to the end of the run (crate::rundir).
     pub run_dir: Option<String>,
@@ -435,10 +504,30 @@ impl RunReport {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_note_carries_a_stable_kind_beside_its_text() {
+        let n = Note::new(NoteKind::RtThrottling, "real-time throttling is on");
+        assert_eq!(
+            serde_json::to_value(&n).unwrap(),
+            serde_json::json!({"kind": "rt-throttling", "text": "real-time throttling is on"})
+        );
+        assert_eq!(n.to_string(), "real-time throttling is on");
+        let kinds = [
+            (NoteKind::UnreachablePath, "unreachable-path"),
+            (NoteKind::UidBlock, "uid-block"),
+            (NoteKind::NoFavordynmods, "no-favordynmods"),
+            (NoteKind::CpuShared, "cpu-shared"),
+        ];
+        for (k, name) in kinds {
+            assert_eq!(serde_json::to_value(k).unwrap(), name);
+        }
+    }
+
     fn healthy() -> PartitionReport {
         PartitionReport {
             name: "p".into(),
             id: 1,
+            uid: None,
             windows: 10,
             overruns: 0,
             overrun: Summary::default(),

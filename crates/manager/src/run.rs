@@ -17,6 +17,7 @@ use crate::msched::Schedules;
 use crate::output::{Output, Partitions, Sinks, Target};
 use crate::partition::Partition;
 use crate::ports::Channels;
+use crate::report::{Note, NoteKind};
 use crate::scheduler::{run_core, CoreStats, Shared};
 use crate::{ManagerError, RunOptions};
 use partita_abi::StartCondition;
@@ -53,7 +54,7 @@ pub(crate) struct Run<'a> {
     /// Real-time priorities are used.
     pub rt: bool,
     /// Remarks for the report.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// `partita/<pid>-<time>`: this run's directory in every cgroup hierarchy.
     run_dir: String,
     /// The partitions' directories on the host (crate::rundir).
@@ -100,7 +101,10 @@ impl<'a> Run<'a> {
         }
         if rt {
             if let Err(e) = partita_sys::sched::lock_memory() {
-                notes.push(format!("could not lock the manager's memory: {e}"));
+                notes.push(Note::new(
+                    NoteKind::MemoryNotLocked,
+                    format!("could not lock the manager's memory: {e}"),
+                ));
             }
         }
         let run_dir = format!(
@@ -111,19 +115,26 @@ impl<'a> Run<'a> {
         if host.root {
             let own = run_dir.rsplit('/').next();
             for r in crate::reclaim::reclaim_except(&host, own, false) {
-                notes.push(format!(
-                    "reclaimed what an earlier run whose manager is gone left: {}",
-                    r.summary(false)
+                notes.push(Note::new(
+                    NoteKind::Reclaimed,
+                    format!(
+                        "reclaimed what an earlier run whose manager is gone left: {}",
+                        r.summary(false)
+                    ),
                 ));
             }
         }
         // Partition uids of this run, distinct from those of any other module running now.
         let (uid_block, uid_note) = crate::corelock::acquire_uid_block();
-        notes.extend(uid_note);
+        notes.extend(uid_note.map(|n| Note::new(NoteKind::UidBlock, n)));
         if uid_block.block != 0 {
-            notes.push(format!(
-                "another module holds partition id block 0: this run's partitions use uids from {}",
-                partita_sys::isolation::partition_uid(0)
+            notes.push(Note::new(
+                NoteKind::UidBlock,
+                format!(
+                    "another module holds partition id block 0: this run's partitions use uids from {} (block {})",
+                    partita_sys::isolation::partition_uid(0),
+                    uid_block.block
+                ),
             ));
         }
         let epoch_cell = Arc::new(AtomicU64::new(monotonic_ns()));
@@ -183,7 +194,7 @@ impl<'a> Run<'a> {
         self.create_host_dir()?;
         if self.host.root {
             // Partitions run under their own uids: say which configured paths they cannot reach.
-            let notes = crate::rundir::unreachable_arguments(&self.plan);
+            let notes = crate::rundir::unreachable_paths(&self.plan);
             self.notes.extend(notes);
         }
         // One scheduler wake-up word per CPU, for the creation threads' hints.
@@ -295,7 +306,10 @@ impl<'a> Run<'a> {
         let plan = guard_plan(&self.host, &self.parts, &self.run_dir, self.backend);
         match Guard::start(&plan) {
             Ok(g) => self.guard = Some(g),
-            Err(e) => self.notes.push(format!("no clean-up guard: {e}")),
+            Err(e) => self.notes.push(Note::new(
+                NoteKind::NoGuard,
+                format!("no clean-up guard: {e}"),
+            )),
         }
     }
 
@@ -390,9 +404,10 @@ impl<'a> Run<'a> {
         if let Some(b) = self.bridge.take() {
             match b.start(epoch) {
                 Ok(r) => self.running_bridge = Some(r),
-                Err(e) => self
-                    .notes
-                    .push(format!("pseudo-partitions not bridged: {e}")),
+                Err(e) => self.notes.push(Note::new(
+                    NoteKind::Bridge,
+                    format!("pseudo-partitions not bridged: {e}"),
+                )),
             }
         }
         if let (Some(t), Some(o)) = (&mut self.trace, &self.opts.trace) {
@@ -415,7 +430,7 @@ impl<'a> Run<'a> {
         for n in &busy {
             self.output().event(&format!("warning: {n}"));
         }
-        self.notes.extend(busy);
+        self.notes.extend(Note::all(NoteKind::CpuShared, busy));
         self.output().event(&format!(
             "module {} started: backend {}, {} partitions, major frame {} ms",
             self.plan.module_name,
@@ -503,7 +518,7 @@ impl<'a> Run<'a> {
 
     /// Kills every partition, then waits for them (kill all first: see
     /// `Partition::signal_kill`); returns a note per partition that did not die in time.
-    pub fn kill_partitions(&self) -> Vec<String> {
+    pub fn kill_partitions(&self) -> Vec<Note> {
         for p in &self.parts {
             p.signal_kill();
         }
@@ -512,9 +527,12 @@ impl<'a> Run<'a> {
             .iter()
             .filter(|p| !p.reap(deadline))
             .map(|p| {
-                format!(
-                    "partition {} did not die within 5 s of SIGKILL",
-                    p.spec().name
+                Note::new(
+                    NoteKind::LateDeath,
+                    format!(
+                        "partition {} did not die within 5 s of SIGKILL",
+                        p.spec().name
+                    ),
                 )
             })
             .collect()
@@ -528,7 +546,7 @@ impl<'a> Run<'a> {
         }
         if let Some(b) = self.running_bridge.take() {
             let notes = b.stop();
-            self.notes.extend(notes);
+            self.notes.extend(Note::all(NoteKind::Bridge, notes));
         }
         let mut leftovers = self.remove_groups();
         if let Some(d) = &self.host_dir {
@@ -578,44 +596,47 @@ impl Drop for Run<'_> {
 }
 
 /// The report's remarks on the host: what it cannot give the run.
-fn host_notes(host: &HostInfo, backend: Backend, opts: &RunOptions) -> Vec<String> {
+fn host_notes(host: &HostInfo, backend: Backend, opts: &RunOptions) -> Vec<Note> {
     let mut notes = Vec::new();
     if opts.realtime && !host.fifo {
-        notes.push(format!(
+        notes.push(Note::new(NoteKind::NoRealtime, format!(
             "real-time priorities unavailable ({}); windows are still enforced but timing is best effort",
             host.fifo_error.as_deref().unwrap_or("unknown")
-        ));
+        )));
     }
     if !host.root {
-        notes.push("not root: no cgroups (no memory limit, no cpuset, no CPU accounting); the signals backend stops only the partition's main process".into());
+        notes.push(Note::new(NoteKind::NotRoot, "not root: no cgroups (no memory limit, no cpuset, no CPU accounting); the signals backend stops only the partition's main process"));
     }
     if backend == Backend::FreezerV2 && !host.cgroup_v2_favordynmods {
-        notes.push(format!(
+        notes.push(Note::new(NoteKind::NoFavordynmods, format!(
             "freezer-v2: cgroup2 ({}) is mounted without favordynmods: while any cgroup change on the host (a partition restart moving its new process into its cgroups, another run starting) waits for an RCU grace period under the kernel's cgroup lock, every freeze and thaw waits too, and boundaries start that late (~5 ms measured); `mount -o remount,favordynmods` on it removes the wait, or use freezer-v1 (CAVEATS.md)",
             host.mounts
                 .v2
                 .as_ref()
                 .map_or_else(|| "?".into(), |p| p.display().to_string())
-        ));
+        )));
     }
     if let Some((runtime, period)) = host.rt_throttle {
         if runtime >= 0 && runtime < period {
-            notes.push(format!(
+            notes.push(Note::new(NoteKind::RtThrottling, format!(
                 "real-time throttling is on ({runtime}/{period} us) and left unchanged; keep at least {:.0}% of every core idle (partita check warns)",
                 100.0 * (period - runtime) as f64 / period as f64
-            ));
+            )));
         }
     }
     notes
 }
 
 /// The namespaces partitions get: every one when asked for and root.
-fn namespaces(opts: &RunOptions, host: &HostInfo, notes: &mut Vec<String>) -> Namespaces {
+fn namespaces(opts: &RunOptions, host: &HostInfo, notes: &mut Vec<Note>) -> Namespaces {
     if opts.namespaces && host.root {
         return Namespaces::all();
     }
     if opts.namespaces {
-        notes.push("namespaces need root; partitions share the host's".into());
+        notes.push(Note::new(
+            NoteKind::NoNamespaces,
+            "namespaces need root; partitions share the host's",
+        ));
     }
     Namespaces::default()
 }

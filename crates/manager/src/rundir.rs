@@ -13,6 +13,8 @@
 //! directories of runs whose manager died are reclaimed with their cgroups
 //! (crate::reclaim).
 
+use crate::report::{Note, NoteKind};
+use partita_config::reach::Lacks;
 use partita_sys::isolation::{partition_gid, partition_uid};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -96,87 +98,33 @@ impl RunDir {
     }
 }
 
-/// The first directory on the way to `path` that `uid`/`gid` (no capabilities) may not
-/// traverse, with its mode; `None` if every existing ancestor lets it through.
-pub(crate) fn blocked_ancestor(path: &Path, uid: u32, gid: u32) -> Option<(PathBuf, u32)> {
-    use std::os::unix::fs::MetadataExt;
-    for dir in path
-        .ancestors()
-        .skip(1)
-        .collect::<Vec<_>>()
+/// Notes for the report: every configured path a partition must reach (its executable, the
+/// absolute paths among its arguments) that its uid in this run's id block cannot reach. The
+/// same probe as `partita check`'s `partition-path-unreachable` rule (`partita_config::reach`),
+/// with the uids this run assigns.
+pub(crate) fn unreachable_paths(plan: &partita_config::CompiledPlan) -> Vec<Note> {
+    let block = partita_sys::isolation::uid_block();
+    partita_config::reach::unreachable_paths(plan, block)
         .into_iter()
-        .rev()
-    {
-        let Ok(m) = std::fs::metadata(dir) else {
-            // Not there (yet): nothing to say about what lies below.
-            return None;
-        };
-        let mode = m.mode();
-        let through = if m.uid() == uid {
-            mode & 0o100 != 0
-        } else if m.gid() == gid {
-            mode & 0o010 != 0
-        } else {
-            mode & 0o001 != 0
-        };
-        if !through {
-            return Some((dir.to_path_buf(), mode & 0o7777));
-        }
-    }
-    None
-}
-
-/// Notes for the report: every absolute path among the partitions' arguments that the
-/// partition's uid cannot reach (see the module documentation).
-pub(crate) fn unreachable_arguments(plan: &partita_config::CompiledPlan) -> Vec<String> {
-    let mut notes = Vec::new();
-    for (i, p) in plan.partitions.iter().enumerate() {
-        let (uid, gid) = (partition_uid(i), partition_gid(i));
-        for a in p.args.iter().filter(|a| a.starts_with('/')) {
-            if let Some((dir, mode)) = blocked_ancestor(Path::new(a), uid, gid) {
-                notes.push(format!(
-                    "partition {}: argument {a} is out of reach of its uid {uid}: {} (mode {mode:04o}) does not let it through; pass a path relative to its run directory, its working directory (docs/host-files.md)",
-                    p.name,
-                    dir.display()
-                ));
-            }
-        }
-    }
-    notes
+        .map(|(i, u)| {
+            let fix = match u.lacks {
+                Lacks::Search => "pass a path relative to its run directory, its working directory",
+                Lacks::Read => "let others read it",
+                Lacks::Execute => "let others execute it",
+            };
+            let name = plan.partitions.get(i).map_or("?", |p| p.name.as_str());
+            Note::new(
+                NoteKind::UnreachablePath,
+                format!("partition {name}: {u}; {fix} (docs/host-files.md)"),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
-
-    #[test]
-    fn a_directory_others_cannot_traverse_blocks_a_path_below_it() {
-        let top = std::env::temp_dir().join(format!("partita-reach-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&top);
-        std::fs::create_dir_all(top.join("closed/inner")).unwrap();
-        std::fs::create_dir_all(top.join("open")).unwrap();
-        let set = |p: &Path, m: u32| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
-        };
-        set(&top, 0o755);
-        set(&top.join("closed"), 0o700);
-        set(&top.join("open"), 0o711);
-        let owner = std::fs::metadata(&top).unwrap();
-        let (uid, gid) = (owner.uid() + 4242, owner.gid() + 4242);
-        assert_eq!(
-            blocked_ancestor(&top.join("closed/inner/file"), uid, gid),
-            Some((top.join("closed"), 0o700))
-        );
-        assert_eq!(blocked_ancestor(&top.join("open/file"), uid, gid), None);
-        // Its owner passes; a path whose ancestors do not exist yet says nothing.
-        assert_eq!(
-            blocked_ancestor(&top.join("closed/inner/file"), owner.uid(), owner.gid()),
-            None
-        );
-        assert_eq!(blocked_ancestor(&top.join("nowhere/x/y"), uid, gid), None);
-        std::fs::remove_dir_all(&top).unwrap();
-    }
 
     #[test]
     fn each_partition_gets_its_own_directory_until_the_run_removes_it() {

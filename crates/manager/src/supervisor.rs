@@ -11,7 +11,7 @@ use crate::lifecycle::Life;
 use crate::msched::Schedules;
 use crate::output::{hm_line, Output};
 use crate::partition::Partition;
-use crate::report::{CoreReport, PartitionReport, RunReport};
+use crate::report::{CoreReport, Note, NoteKind, PartitionReport, RunReport};
 use crate::run::{signal, Run};
 use crate::scheduler::CoreStats;
 use crate::{ManagerError, RunOptions};
@@ -254,7 +254,7 @@ fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
         .iter()
         .map(|p| {
             let ahead = summary.ahead.get(p.index).copied().unwrap_or_default();
-            partition_report(p, &run.hm, ahead)
+            partition_report(p, &run.hm, ahead, run.host.root)
         })
         .collect();
     let hm = run
@@ -307,7 +307,7 @@ struct CoreSummary {
 }
 
 /// Sums up the scheduler threads' measurements; a thread without SCHED_FIFO adds a note.
-fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<String>) -> CoreSummary {
+fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<Note>) -> CoreSummary {
     let mut window_trace = Vec::new();
     let mut window_trace_dropped = 0;
     let parts = stats.first().map_or(0, |s| s.freeze_ahead.len());
@@ -323,9 +323,9 @@ fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<String>) -> CoreSumma
     let mut cores = Vec::new();
     for s in stats {
         if let Some(e) = &s.realtime {
-            notes.push(format!(
-                "core {}: scheduler thread without SCHED_FIFO: {e}",
-                s.core
+            notes.push(Note::new(
+                NoteKind::NoRealtime,
+                format!("core {}: scheduler thread without SCHED_FIFO: {e}", s.core),
             ));
         }
         cores.push(CoreReport {
@@ -349,8 +349,8 @@ fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<String>) -> CoreSumma
 }
 
 /// One partition's part of the report; `ahead` is (largest freeze lead, boundaries frozen
-/// ahead).
-fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionReport {
+/// ahead); `root`: partitions ran under their own uids.
+fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64), root: bool) -> PartitionReport {
     let d = p.state.lock().expect("partition state");
     let o = *p.output.lock().expect("counters");
     let m = match d.life {
@@ -360,6 +360,7 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64)) -> PartitionRepor
     PartitionReport {
         name: p.spec().name.clone(),
         id: p.id(),
+        uid: root.then(|| partita_sys::isolation::partition_uid(p.index)),
         windows: d.windows,
         overruns: d.overruns,
         overrun: d.overrun.summary(),
