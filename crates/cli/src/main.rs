@@ -52,7 +52,8 @@ enum Cmd {
         /// Partition-switch backend: auto, signals, freezer, freezer-v1, freezer-v2.
         #[arg(long)]
         backend: Option<BackendChoice>,
-        /// Keep one log file per partition (and module.log) here.
+        /// Keep the manager's events in module.log and each partition's output in
+        /// partitions/<name>.log here.
         #[arg(long)]
         log_dir: Option<PathBuf>,
         /// Write the run report as JSON to this file.

@@ -223,6 +223,43 @@ fn without_the_filter_a_process_that_left_the_group_is_still_confined() {
     );
 }
 
+/// `--log-dir`: partitions named like the manager's own files (`module`, `hm`) keep their
+/// output in `partitions/<name>.log`, apart from the manager's `module.log`.
+#[test]
+fn partition_logs_never_collide_with_the_module_log() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("partition_logs_never_collide_with_the_module_log", &r);
+    }
+    let dir = scratch("log-names");
+    let part = |name, start| Part {
+        name,
+        exe: partition_exe("steady"),
+        windows: vec![(start, 20)],
+        extra: vec![],
+    };
+    let module = write_module(&dir, "lognames", 100, &[part("module", 0), part("hm", 50)]);
+    let logs = dir.join("logs");
+    let out = partita()
+        .args(["run", "--duration", "500ms", "--quiet", "--log-dir"])
+        .arg(&logs)
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let read = |p: std::path::PathBuf| {
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let manager = read(partita_manager::module_log(&logs));
+    assert!(manager.contains("module lognames started"), "{manager}");
+    assert!(!manager.contains("STEADY"), "{manager}");
+    for name in ["module", "hm"] {
+        let log = read(partita_manager::partition_log(&logs, name));
+        assert!(log.contains("STEADY seq="), "{name}: {log}");
+        assert!(!log.contains("started: backend"), "{name}: {log}");
+    }
+}
+
 /// The small example, `examples/hello`, built with `partita cc` as its comment says and run
 /// from its own module file (the default module is the flagship: tests/flagship.rs).
 #[test]
@@ -260,7 +297,9 @@ fn hello_runs_and_stops_cleanly() {
     assert!(stdout.contains("hello from alpha"), "{}", text(&out));
     assert!(stdout.contains("hello from beta"), "{}", text(&out));
     assert!(stdout.contains("application message"), "{}", text(&out));
-    let alpha_log = std::fs::read_to_string(dir.join("logs/alpha.log")).unwrap();
+    let alpha_log =
+        std::fs::read_to_string(partita_manager::partition_log(&dir.join("logs"), "alpha"))
+            .unwrap();
     assert!(alpha_log.contains("hello from alpha"));
     assert!(!alpha_log.contains("hello from beta"));
     let report: serde_json::Value =

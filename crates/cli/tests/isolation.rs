@@ -50,8 +50,15 @@ struct Run {
 }
 
 impl Run {
+    /// Partition `name`'s log.
     fn log(&self, name: &str) -> String {
-        std::fs::read_to_string(self.log_dir.join(format!("{name}.log"))).unwrap_or_default()
+        std::fs::read_to_string(partita_manager::partition_log(&self.log_dir, name))
+            .unwrap_or_default()
+    }
+
+    /// The manager's events (`module.log`).
+    fn module_log(&self) -> String {
+        std::fs::read_to_string(partita_manager::module_log(&self.log_dir)).unwrap_or_default()
     }
 
     fn partition(&self, name: &str) -> &serde_json::Value {
@@ -98,7 +105,7 @@ impl Run {
                 .map(|r| r.to_string())
                 .collect::<Vec<_>>()
                 .join("\n"),
-            self.log("module"),
+            self.module_log(),
             self.stdout
                 .lines()
                 .rev()
@@ -150,7 +157,7 @@ mod hm {
     /// does not hold (the priority watch's reason for a kill, the end-of-run task-limit totals).
     pub fn manager_events(run: &Run, part: &str) -> Vec<String> {
         let key = format!("partition {part}");
-        run.log("module")
+        run.module_log()
             .lines()
             .filter(|l| l.contains(&key))
             .map(str::to_string)

@@ -76,10 +76,27 @@ pub use supervisor::run;
 pub use trace::{TraceOptions, TraceReport, DEFAULT_TRACE_BUFFER};
 pub use traffic::ChannelTraffic;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The manager's events (the module log) in a run's `--log-dir`: `<dir>/module.log`.
+pub fn module_log(log_dir: &Path) -> PathBuf {
+    log_dir.join("module.log")
+}
+
+/// Partition `name`'s output in a run's `--log-dir`: `<dir>/partitions/<name>.log` (the name
+/// made safe for a file name). Partition logs live in a directory of their own, so that no
+/// partition name, `module` included, can make its log one of the manager's files.
+pub fn partition_log(log_dir: &Path, name: &str) -> PathBuf {
+    partition_logs(log_dir).join(format!("{}.log", partition::sanitize(name)))
+}
+
+/// The directory of the partition logs in a run's `--log-dir`: `<dir>/partitions`.
+pub fn partition_logs(log_dir: &Path) -> PathBuf {
+    log_dir.join("partitions")
+}
 
 /// `SCHED_FIFO` priority of the scheduler threads: above every partition thread.
 pub const SCHEDULER_PRIORITY: i32 = 90;
@@ -96,7 +113,8 @@ pub struct RunOptions {
     pub backend: BackendChoice,
     /// Stop after this long (from the first major frame); `None`: until a signal.
     pub duration: Option<Duration>,
-    /// Keep one log file per partition (and `module.log`) in this directory.
+    /// Keep the manager's events in `module.log` and each partition's output in
+    /// `partitions/<name>.log` in this directory ([`module_log`], [`partition_log`]).
     pub log_dir: Option<PathBuf>,
     /// Echo partition output, prefixed with the partition name, on stdout.
     pub echo: bool,
@@ -194,3 +212,30 @@ pub enum ManagerError {
     TraceBuffer(u32),
 }
 
+#[cfg(test)]
+mod log_dir_tests {
+    use super::*;
+
+    #[test]
+    fn no_partition_name_makes_its_log_one_of_the_managers_files() {
+        let dir = Path::new("/logs");
+        for name in [
+            "module",
+            "hm",
+            "partitions",
+            "..",
+            "../module",
+            "a/b",
+            "module.log",
+        ] {
+            let log = partition_log(dir, name);
+            assert_eq!(log.parent(), Some(partition_logs(dir).as_path()), "{name}");
+            assert_ne!(log, module_log(dir), "{name}");
+        }
+        assert_eq!(
+            partition_log(dir, "NAV"),
+            Path::new("/logs/partitions/NAV.log")
+        );
+        assert_eq!(module_log(dir), Path::new("/logs/module.log"));
+    }
+}

@@ -653,13 +653,14 @@ fn make_sinks(plan: &CompiledPlan, opts: &RunOptions) -> Result<Sinks, ManagerEr
     let mut module_log = None;
     if let Some(dir) = &opts.log_dir {
         let err = |path: PathBuf, e| ManagerError::Log { path, source: e };
-        std::fs::create_dir_all(dir).map_err(|e| err(dir.clone(), e))?;
+        let partitions = crate::partition_logs(dir);
+        std::fs::create_dir_all(&partitions).map_err(|e| err(partitions.clone(), e))?;
         for p in &plan.partitions {
-            let path = dir.join(format!("{}.log", crate::partition::sanitize(&p.name)));
+            let path = crate::partition_log(dir, &p.name);
             let f = std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?;
             files.push(Some(Mutex::new(f)));
         }
-        let path = dir.join("module.log");
+        let path = crate::module_log(dir);
         module_log = Some(Mutex::new(
             std::fs::File::create(&path).map_err(|e| err(path.clone(), e))?,
         ));

@@ -248,7 +248,8 @@ fn run_partition(
         notes.extend(c.errors.iter().take(10).cloned());
     }
     let stderr = || {
-        let log = std::fs::read_to_string(logs.0.join("P.log")).unwrap_or_default();
+        let log = std::fs::read_to_string(partita_manager::partition_log(&logs.0, "P"))
+            .unwrap_or_default();
         log.lines()
             .filter(|l| l.starts_with("stderr: "))
             .take(10)
