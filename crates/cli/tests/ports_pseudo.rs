@@ -264,10 +264,12 @@ fn restart_keeps_channels_and_refuses_stale_port_ids() {
     );
     let path = dir.join("module.xml");
     std::fs::write(&path, xml).unwrap();
+    let json = dir.join("report.json");
     let o = partita()
         .arg("run")
         .arg(&path)
-        .args(["--duration", "2s"])
+        .args(["--duration", "2s", "--json"])
+        .arg(&json)
         .output()
         .unwrap();
     let out = text(&o);
@@ -293,11 +295,17 @@ fn restart_keeps_channels_and_refuses_stale_port_ids() {
         );
     }
     // The data area belongs to the writer (partition 0), the read state to the reader
-    // (partition 1), both mode 0644.
-    let (w, r) = (
-        partita_sys::isolation::partition_uid(0),
-        partita_sys::isolation::partition_uid(1),
-    );
+    // (partition 1), both mode 0644: their uids as the run assigned them (in id block 0, or
+    // another when a module running at the same time holds it).
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let uid = |i: usize| {
+        report["partitions"][i]["uid"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no uid for partition {i}: {report}"))
+    };
+    let (w, r) = (uid(0), uid(1));
+    assert_ne!(w, r, "{report}");
     let owners = format!("OWNERS data={w}:{w}/644 state={r}:{r}/644");
     assert_eq!(
         out.lines().filter(|l| l.ends_with(&owners)).count(),

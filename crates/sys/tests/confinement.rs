@@ -9,6 +9,12 @@ use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 
+/// The uid and gid of the confined child: past every partition id block, so that no module
+/// running at the same time has a partition under it (its RLIMIT_NPROC counts every task of
+/// the uid on the host).
+const TEST_ID: u32 = partita_abi::ids::PARTITION_UID_BASE
+    + partita_abi::ids::UID_BLOCKS * partita_abi::ids::UID_BLOCK_SIZE;
+
 fn status_of_confined_cat(namespaces: Namespaces) -> String {
     // A directory the partition's uid cannot search: only execveat of a descriptor opened
     // before the privilege drop reaches the program.
@@ -37,7 +43,7 @@ fn status_of_confined_cat(namespaces: Namespaces) -> String {
         rtprio_limit: None,
         creation_notify: None,
         confinement: Confinement {
-            ids: Some((61_000, 61_000)),
+            ids: Some((TEST_ID, TEST_ID)),
             fifo_priority: None,
             nproc_limit: Some(64),
             filters: Some(partita_sys::seccomp::compile().unwrap()),
@@ -76,8 +82,9 @@ fn a_confined_child_has_its_uid_no_capabilities_and_the_filter() {
     }
     for ns in [Namespaces::default(), Namespaces::all()] {
         let s = status_of_confined_cat(ns);
-        assert_eq!(field(&s, "Uid:"), "61000\t61000\t61000\t61000", "{s}");
-        assert_eq!(field(&s, "Gid:"), "61000\t61000\t61000\t61000", "{s}");
+        let ids = [TEST_ID; 4].map(|i| i.to_string()).join("\t");
+        assert_eq!(field(&s, "Uid:"), ids, "{s}");
+        assert_eq!(field(&s, "Gid:"), ids, "{s}");
         assert_eq!(field(&s, "Groups:"), "", "{s}");
         for cap in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
             assert_eq!(field(&s, cap), "0000000000000000", "{cap}\n{s}");

@@ -140,7 +140,7 @@ pub fn scratch(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    // Partitions run under their own uids (61000 + index) without capabilities: a test that
+    // Partitions run under their own uids (partita_abi::ids) without capabilities: a test that
     // lets a partition write a file in its scratch directory needs the directory open to them.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o1777)).unwrap();

@@ -73,9 +73,8 @@ fn neighbours_port_buffer(test: &str, namespaces: bool) {
         format!("RESULT map-files-far rc=-1 errno={errno}")
     );
     // Every process it can list (with namespaces: itself only; without: the host's):
-    // whatever it opens there is its own, or (without namespaces) belongs to a process of
-    // its own uid — the partition of the same index of another module running on the host
-    // at the same time (docs/threat-model.md: one module per host), never to another uid.
+    // whatever it opens there is its own, never a process of another uid (a module running
+    // at the same time has its partitions in another id block).
     let ns = result_line(&run, "ns-view");
     assert!(ns.ends_with(" foreign=0"), "{ns}\n{}", run.context());
     if namespaces {
