@@ -17,6 +17,13 @@
  *   system TARGET_ID           system partition: reads the logbook, reads TARGET's status,
  *                              sets it IDLE, then COLD_START, and reads its status again
  *   intruder TARGET_ID         a normal partition calling the system-partition services
+ *   overrun                    a process spends its time in system calls that cannot stop halfway:
+ *                              it maps 128 MiB with MAP_POPULATE (the kernel zeroes every page
+ *                              before returning; a stop signal or the freezer waits for the
+ *                              return) and unmaps it, forever ("OVERRUN <NAME> populating";
+ *                              "ERROR mmap ..." and exit 1 if a mapping fails). Held at a
+ *                              window end, it keeps the CPU until the call returns: a window
+ *                              overrun of up to the call's duration, longer than any freeze lead
  *   flood                      writes 5000 forged partition-error records on its report channel
  *                              (fd 4) in its second activation, then one of an unknown record
  *                              version: "FLOODED <n>"
@@ -28,6 +35,8 @@
 #include <stddef.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
+#include <errno.h>
 #include <ARINC653.h>
 
 static const char *mode, *name;
@@ -156,6 +165,28 @@ static void handler(void)
     STOP_SELF();
 }
 
+/* The overrun mode: long system calls that a stop waits for (see the usage). */
+static void populate_forever(void)
+{
+    const size_t len = (size_t)128 << 20;
+    printf("OVERRUN %s populating\n", name);
+    fflush(stdout);
+    for (;;) {
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (p == MAP_FAILED) {
+            printf("ERROR mmap %zu bytes: %s\n", len, strerror(errno));
+            fflush(stdout);
+            _exit(1);
+        }
+        if (munmap(p, len) != 0) {
+            printf("ERROR munmap: %s\n", strerror(errno));
+            fflush(stdout);
+            _exit(1);
+        }
+    }
+}
+
 static void worker(void)
 {
     RETURN_CODE_TYPE rc;
@@ -180,6 +211,8 @@ static void worker(void)
             intruder_step(n);
             continue;
         }
+        if (!strcmp(mode, "overrun"))
+            populate_forever();
         if (n < 2)
             continue;
         printf("FAULT %s %s\n", name, mode);

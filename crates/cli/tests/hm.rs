@@ -738,6 +738,64 @@ fn a_corrupt_logbook_is_a_typed_error_with_exit_code_3() {
     assert_eq!(out.status.code(), Some(3));
 }
 
+/// `--fail-on overrun` on a real window overrun: a partition held at the end of its window
+/// while in a system call that cannot stop halfway (`hm_faults overrun`: a 128 MiB
+/// MAP_POPULATE, tens of ms of kernel work) uses the CPU until the call returns, longer than
+/// any freeze lead, and the manager counts that CPU time after the hold as its overrun. The
+/// run exits 6 with the finding on stderr and the overruns in the report; without the flag
+/// it exits 0.
+#[test]
+fn a_partition_that_cannot_be_held_in_time_fails_the_run_on_overrun() {
+    let Some(_g) = guard("a_partition_that_cannot_be_held_in_time_fails_the_run_on_overrun") else {
+        return;
+    };
+    let dir = scratch("hm-overrun");
+    let m = module(&dir, "overrun", 100, &[p("hog", "overrun", (0, 20))], "");
+    let logs = dir.join("logs");
+    let logs = logs.to_str().unwrap();
+    let (out, report) = run(
+        &dir,
+        &m,
+        &[
+            "--duration",
+            "1s",
+            "--quiet",
+            "--log-dir",
+            logs,
+            "--fail-on",
+            "overrun",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{}\n{report}", text(&out));
+    let hog = &report["partitions"][0];
+    let overruns = hog["overruns"].as_u64().unwrap_or(0);
+    let max_ns = hog["overrun"]["max"].as_u64().unwrap_or(0);
+    // Over the tolerance (100 us), by far: the rest of a call of tens of ms.
+    assert!(overruns >= 1 && max_ns > 1_000_000, "{report}");
+    let failing: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("partita: failing (exit 6): "))
+        .collect();
+    assert_eq!(failing.len(), 1, "{err}");
+    assert!(
+        failing[0].contains(&format!("partition hog: {overruns} window overrun(s)")),
+        "{err}"
+    );
+    // It did spend its time in those calls (and none failed).
+    let log = std::fs::read_to_string(partita_manager::partition_log(&dir.join("logs"), "hog"))
+        .unwrap_or_default();
+    assert!(log.contains("OVERRUN hog populating"), "{log}");
+    assert!(!log.contains("ERROR"), "{log}");
+    // The same run without the flag: the module did what its tables say.
+    let (out, report) = run(&dir, &m, &["--duration", "1s", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{report}", text(&out));
+    assert!(
+        report["partitions"][0]["overruns"].as_u64().unwrap_or(0) >= 1,
+        "{report}"
+    );
+}
+
 /// `partita run --fail-on`: a run whose partitions die, restart, miss deadlines or never
 /// reach NORMAL exits 0 by default (the module did what its HM tables say) and with the
 /// status of each concern asked for; the lowest status wins when several apply; a healthy
