@@ -628,6 +628,75 @@ fn freezer_v2_says_whether_cgroup_changes_will_delay_its_switches() {
     assert_eq!(noted, !favordynmods, "{report}");
 }
 
+/// An executable its partition's uid may not execute: `partita check` warns
+/// (`partition-path-unreachable`) and `partita run` notes it (kind `unreachable-path`) with the
+/// same words, and the partition indeed does not start (exit 5, its `exec_error`).
+#[test]
+fn an_executable_the_partition_uid_cannot_execute_is_warned_noted_and_fails() {
+    let _g = serial();
+    let test = "an_executable_the_partition_uid_cannot_execute_is_warned_noted_and_fails";
+    if let Err(r) = capable() {
+        return skip(test, &r);
+    }
+    let dir = scratch("owner-only-exe");
+    let exe = dir.join("owner-only");
+    std::fs::copy(partition_exe("steady"), &exe).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let module = write_module(
+        &dir,
+        "ownerexe",
+        100,
+        &[Part {
+            name: "a",
+            exe: exe.clone(),
+            windows: vec![(0, 20)],
+            extra: vec![],
+        }],
+    );
+    let check = partita().arg("check").arg(&module).output().unwrap();
+    let checked = text(&check);
+    assert!(check.status.success(), "{checked}");
+    let words = format!(
+        "executable {} is out of reach of uid 61000: {} (mode 0700,",
+        exe.display(),
+        exe.display()
+    );
+    assert!(
+        checked.contains("warning[partition-path-unreachable]") && checked.contains(&words),
+        "{checked}"
+    );
+    let json = dir.join("report.json");
+    let out = partita()
+        .args(["run", "--duration", "300ms", "--quiet", "--json"])
+        .arg(&json)
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let uid = report["partitions"][0]["uid"].as_u64().unwrap();
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] == "unreachable-path")
+        .filter_map(|n| n["text"].as_str())
+        .collect();
+    assert_eq!(notes.len(), 1, "{report}");
+    assert!(
+        notes[0].contains(&words.replace("uid 61000", &format!("uid {uid}")))
+            && notes[0].contains("does not let it execute"),
+        "{}",
+        notes[0]
+    );
+    assert!(
+        report["partitions"][0]["exec_error"].is_string(),
+        "{report}"
+    );
+}
+
 /// A partition gets a directory of its own on the host, its working directory, kept for the
 /// run and removed with it; the report names the run directory and warns about an argument
 /// path the partition's uid cannot reach (docs/host-files.md).
