@@ -620,12 +620,40 @@ fn freezer_v2_says_whether_cgroup_changes_will_delay_its_switches() {
         report["host"]["cgroup_v2_favordynmods"], favordynmods,
         "{report}"
     );
-    let noted = report["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|n| n["kind"] == "no-favordynmods");
+    let noted = !notes_of(&report, "no-favordynmods").is_empty();
     assert_eq!(noted, !favordynmods, "{report}");
+}
+
+/// Runs `module` for `duration` without echo, with the JSON report in `dir/report.json`: the
+/// output and the report (`null` if none was written).
+fn run_quietly(
+    dir: &std::path::Path,
+    module: &std::path::Path,
+    duration: &str,
+) -> (std::process::Output, serde_json::Value) {
+    let json = dir.join("report.json");
+    let out = partita()
+        .args(["run", "--duration", duration, "--quiet", "--json"])
+        .arg(&json)
+        .arg(module)
+        .output()
+        .unwrap();
+    let report = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (out, report)
+}
+
+/// The texts of the report's notes of `kind`.
+fn notes_of<'a>(report: &'a serde_json::Value, kind: &str) -> Vec<&'a str> {
+    report["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["kind"] == kind)
+        .filter_map(|n| n["text"].as_str())
+        .collect()
 }
 
 /// An executable its partition's uid may not execute: `partita check` warns
@@ -666,24 +694,10 @@ fn an_executable_the_partition_uid_cannot_execute_is_warned_noted_and_fails() {
         checked.contains("warning[partition-path-unreachable]") && checked.contains(&words),
         "{checked}"
     );
-    let json = dir.join("report.json");
-    let out = partita()
-        .args(["run", "--duration", "300ms", "--quiet", "--json"])
-        .arg(&json)
-        .arg(&module)
-        .output()
-        .unwrap();
+    let (out, report) = run_quietly(&dir, &module, "300ms");
     assert_eq!(out.status.code(), Some(5), "{}", text(&out));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let uid = report["partitions"][0]["uid"].as_u64().unwrap();
-    let notes: Vec<&str> = report["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["kind"] == "unreachable-path")
-        .filter_map(|n| n["text"].as_str())
-        .collect();
+    let notes = notes_of(&report, "unreachable-path");
     assert_eq!(notes.len(), 1, "{report}");
     assert!(
         notes[0].contains(&words.replace("uid 61000", &format!("uid {uid}")))
@@ -724,16 +738,8 @@ fn a_partition_gets_its_own_run_directory_and_unreachable_paths_are_reported() {
             extra: vec![hidden.display().to_string()],
         }],
     );
-    let json = dir.join("report.json");
-    let out = partita()
-        .args(["run", "--duration", "300ms", "--quiet", "--json"])
-        .arg(&json)
-        .arg(&module)
-        .output()
-        .unwrap();
+    let (out, report) = run_quietly(&dir, &module, "300ms");
     assert!(out.status.success(), "{}", text(&out));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let run_dir = report["run_dir"].as_str().unwrap().to_string();
     assert!(
         run_dir.starts_with(partita_manager::rundir::BASE),
@@ -743,13 +749,7 @@ fn a_partition_gets_its_own_run_directory_and_unreachable_paths_are_reported() {
         !std::path::Path::new(&run_dir).exists(),
         "run directory left behind"
     );
-    let notes: Vec<&str> = report["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["kind"] == "unreachable-path")
-        .filter_map(|n| n["text"].as_str())
-        .collect();
+    let notes = notes_of(&report, "unreachable-path");
     assert_eq!(notes.len(), 1, "{report}");
     // The note names the first directory on the way that does not let the partition's uid
     // through: `closed`, or an ancestor when the checkout itself lies in a 0700 directory.
