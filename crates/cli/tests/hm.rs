@@ -782,6 +782,16 @@ fn a_partition_that_cannot_be_held_in_time_fails_the_run_on_overrun() {
         failing[0].contains(&format!("partition hog: {overruns} window overrun(s)")),
         "{err}"
     );
+    // The summary's line of the partition says so too.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("partition hog (id 1): "))
+        .unwrap_or_else(|| panic!("no summary line for hog\n{stdout}"));
+    assert!(
+        line.contains(&format!(" {overruns} overruns (max ")),
+        "{line}"
+    );
     // It did spend its time in those calls (and none failed).
     let log = std::fs::read_to_string(partita_manager::partition_log(&dir.join("logs"), "hog"))
         .unwrap_or_default();
