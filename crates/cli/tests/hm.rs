@@ -782,12 +782,11 @@ fn a_partition_that_cannot_be_held_in_time_fails_the_run_on_overrun() {
         failing[0].contains(&format!("partition hog: {overruns} window overrun(s)")),
         "{err}"
     );
-    // The summary's line of the partition says so too.
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
+    // The summary's line of the partition (on stderr) says so too.
+    let line = err
         .lines()
         .find(|l| l.trim_start().starts_with("partition hog (id 1): "))
-        .unwrap_or_else(|| panic!("no summary line for hog\n{stdout}"));
+        .unwrap_or_else(|| panic!("no summary line for hog\n{err}"));
     assert!(
         line.contains(&format!(" {overruns} overruns (max ")),
         "{line}"
