@@ -99,7 +99,7 @@ fn neighbours_port_buffer(test: &str, namespaces: bool) {
     }
     assert_eq!(
         result_line(&run, "dev-shm"),
-        "RESULT dev-shm partita-entries=0"
+        "RESULT dev-shm manager-objects=0"
     );
     // A memfd of the same name is a new empty file.
     assert_eq!(
