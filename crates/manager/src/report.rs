@@ -118,6 +118,8 @@ pub enum NoteKind {
     Bridge,
     /// A partition did not die in time at the end of the run.
     LateDeath,
+    /// `--trace`: what the recording could not do (kernel events, writing the trace).
+    Trace,
 }
 
 /// A remark of the run report: what could not be done as asked, and other facts a reader needs.

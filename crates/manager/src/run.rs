@@ -421,7 +421,7 @@ impl<'a> Run<'a> {
                     .as_ref()
                     .expect("the output thread runs from set-up on")
                     .event(&format!("warning: {e}"));
-                self.notes.push(e);
+                self.notes.push(Note::new(NoteKind::Trace, e));
             }
         }
         let shared = Arc::new(self.shared(epoch));

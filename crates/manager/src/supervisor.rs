@@ -40,7 +40,8 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
     run.notes.extend(died_late);
     let trace = run.finish_trace();
     if let Some(e) = trace.as_ref().and_then(|t| t.error.as_ref()) {
-        run.notes.push(format!("trace: {e}"));
+        run.notes
+            .push(Note::new(NoteKind::Trace, format!("trace: {e}")));
     }
     for p in &run.parts {
         for e in p.limit_events() {
