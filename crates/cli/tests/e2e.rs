@@ -547,33 +547,39 @@ fn a_run_removes_the_cgroups_a_dead_run_left_behind() {
             "no v1 cpuacct hierarchy at /sys/fs/cgroup/cpuacct",
         );
     }
-    // A pid nobody holds, and one that holds it since before the "run" (this test process).
-    let dead_pid = (4_000_000..4_100_000)
-        .find(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
-        .unwrap();
-    let dead = parent.join(format!("{dead_pid}-1000/00-left"));
-    let live = parent.join(format!("{}-{}", std::process::id(), u64::MAX / 2));
-    std::fs::create_dir_all(&dead).unwrap();
-    std::fs::create_dir_all(live.join("00-kept")).unwrap();
-    let out = partita()
-        .args(["run", "--duration", "300ms", "--quiet"])
-        .output()
-        .unwrap();
-    let kept = live.join("00-kept").exists();
-    let _ = std::fs::remove_dir(live.join("00-kept"));
-    let _ = std::fs::remove_dir(&live);
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(
-        !dead.parent().unwrap().exists(),
-        "dead run's directory still there\n{}",
-        text(&out)
-    );
-    assert!(kept, "a live run's directory was removed\n{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("earlier run whose manager is gone"),
-        "{}",
-        text(&out)
-    );
+    // Another module starting meanwhile (other tests, other users of the host) reclaims the
+    // dead run as well, and then this run has nothing to say: the scenario is tried again,
+    // a few times, until this run is the one that reclaims it.
+    let mut last = String::new();
+    for _attempt in 0..3 {
+        // A pid nobody holds, and one that holds it since before the "run" (this process).
+        let dead_pid = (4_000_000..4_100_000)
+            .find(|p| !std::path::Path::new(&format!("/proc/{p}")).exists())
+            .unwrap();
+        let dead = parent.join(format!("{dead_pid}-1000/00-left"));
+        let live = parent.join(format!("{}-{}", std::process::id(), u64::MAX / 2));
+        std::fs::create_dir_all(&dead).unwrap();
+        std::fs::create_dir_all(live.join("00-kept")).unwrap();
+        let out = partita()
+            .args(["run", "--duration", "300ms", "--quiet"])
+            .output()
+            .unwrap();
+        let kept = live.join("00-kept").exists();
+        let _ = std::fs::remove_dir(live.join("00-kept"));
+        let _ = std::fs::remove_dir(&live);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(
+            !dead.parent().unwrap().exists(),
+            "dead run's directory still there\n{}",
+            text(&out)
+        );
+        assert!(kept, "a live run's directory was removed\n{}", text(&out));
+        if String::from_utf8_lossy(&out.stderr).contains("earlier run whose manager is gone") {
+            return;
+        }
+        last = text(&out);
+    }
+    panic!("no run of the three said it reclaimed the dead run\n{last}");
 }
 
 /// With freezer-v2, the report says whether cgroup2 has `favordynmods` (as `/proc/mounts`
