@@ -11,14 +11,14 @@
 //! | 4  | u32 | message length (at most [`MAX_MESSAGE`]) |
 //! | 8  | i64 | APEX time of the event, ns |
 //! | 16 | i32 | reporter: a process identifier (> 0), [`crate::MAIN_PROCESS_ID`] or [`crate::ERROR_HANDLER_PROCESS_ID`] |
-//! | 20 | u32 | `ERROR_CODE_TYPE` (error records; 0 otherwise) |
-//! | 24 | u64 | failed address (error records), the missed deadline time (deadline records), 0 otherwise |
+//! | 20 | u32 | `ERROR_CODE_TYPE` (error records), the `RETURN_CODE_TYPE` (refused-call records), 0 otherwise |
+//! | 24 | u64 | failed address (error records), the missed deadline time (deadline records), the [`Refusal`] rule (refused-call records), 0 otherwise |
 //!
 //! All little-endian. The manager decodes with [`Record::decode`], which refuses every
 //! malformed record with a [`DecodeError`]: the partition is untrusted.
 
 use crate::wire::{Reader, Writer};
-use crate::{abi_enum, DecodeError, EncodeError, ErrorCode, OutOfRange};
+use crate::{abi_enum, DecodeError, EncodeError, ErrorCode, OutOfRange, ReturnCode};
 use crate::{ERROR_HANDLER_PROCESS_ID, MAIN_PROCESS_ID, MAX_ERROR_MESSAGE_SIZE};
 use core::fmt;
 
@@ -44,6 +44,168 @@ abi_enum! {
         /// An error the runtime gave to the partition's error handler (process level), for
         /// the module logbook.
         ProcessError = 4 => "PROCESS_ERROR",
+        /// A service call the runtime refused, with the rule it broke ([`Refusal`]).
+        RefusedCall = 5 => "REFUSED_CALL",
+    }
+}
+
+abi_enum! {
+    /// The rule a refused service call broke: the runtime names it in a
+    /// [`RecordKind::RefusedCall`] record, since the return code alone does not say which of
+    /// the standard's conditions failed. Each rule belongs to one service and one return code
+    /// ([`Refusal::service`], [`Refusal::code`]); [`Refusal::rule`] states it with the
+    /// standard's reason.
+    "REFUSAL_RULE" Refusal {
+        /// CREATE_PROCESS: the partition has its maximum number of processes.
+        ProcessLimit = 1 => "PROCESS_LIMIT",
+        /// CREATE_PROCESS: the stack would exceed the partition's stack storage.
+        ProcessStackStorage = 2 => "PROCESS_STACK_STORAGE",
+        /// CREATE_PROCESS: a process of that name exists.
+        ProcessNameExists = 3 => "PROCESS_NAME_EXISTS",
+        /// CREATE_PROCESS: stack size 0.
+        ProcessStackSizeZero = 4 => "PROCESS_STACK_SIZE_ZERO",
+        /// CREATE_PROCESS: base priority outside MIN_PRIORITY_VALUE..MAX_PRIORITY_VALUE.
+        ProcessPriorityRange = 5 => "PROCESS_PRIORITY_RANGE",
+        /// CREATE_PROCESS: a period neither INFINITE_TIME_VALUE nor positive.
+        ProcessPeriodNotPositive = 6 => "PROCESS_PERIOD_NOT_POSITIVE",
+        /// CREATE_PROCESS: a period that is not a multiple of the partition period.
+        ProcessPeriodNotMultiple = 7 => "PROCESS_PERIOD_NOT_MULTIPLE",
+        /// CREATE_PROCESS: a time capacity neither INFINITE_TIME_VALUE nor positive.
+        ProcessTimeCapacityNotPositive = 8 => "PROCESS_TIME_CAPACITY_NOT_POSITIVE",
+        /// CREATE_PROCESS: a periodic process's time capacity above its period.
+        ProcessTimeCapacityAbovePeriod = 9 => "PROCESS_TIME_CAPACITY_ABOVE_PERIOD",
+        /// CREATE_PROCESS after initialisation.
+        ProcessCreateInNormal = 10 => "PROCESS_CREATE_IN_NORMAL",
+        /// PERIODIC_WAIT by an aperiodic process, the main process or the error handler.
+        PeriodicWaitNotPeriodic = 11 => "PERIODIC_WAIT_NOT_PERIODIC",
+        /// PERIODIC_WAIT with the preemption lock or a mutex held (or from the error
+        /// handler).
+        PeriodicWaitCannotWait = 12 => "PERIODIC_WAIT_CANNOT_WAIT",
+        /// CREATE_SAMPLING_PORT: no sampling port of that name in the configuration.
+        SamplingPortNotConfigured = 13 => "SAMPLING_PORT_NOT_CONFIGURED",
+        /// CREATE_SAMPLING_PORT: size, direction or refresh period differ from the
+        /// configuration.
+        SamplingPortMismatch = 14 => "SAMPLING_PORT_MISMATCH",
+        /// CREATE_SAMPLING_PORT after initialisation.
+        SamplingPortCreateInNormal = 15 => "SAMPLING_PORT_CREATE_IN_NORMAL",
+        /// CREATE_QUEUING_PORT: no queuing port of that name in the configuration.
+        QueuingPortNotConfigured = 16 => "QUEUING_PORT_NOT_CONFIGURED",
+        /// CREATE_QUEUING_PORT: size, number of messages or direction differ from the
+        /// configuration.
+        QueuingPortMismatch = 17 => "QUEUING_PORT_MISMATCH",
+        /// CREATE_QUEUING_PORT after initialisation.
+        QueuingPortCreateInNormal = 18 => "QUEUING_PORT_CREATE_IN_NORMAL",
+    }
+}
+
+impl Refusal {
+    /// The service the rule belongs to (its ARINC 653 name).
+    pub fn service(self) -> &'static str {
+        use Refusal::*;
+        match self {
+            ProcessLimit
+            | ProcessStackStorage
+            | ProcessNameExists
+            | ProcessStackSizeZero
+            | ProcessPriorityRange
+            | ProcessPeriodNotPositive
+            | ProcessPeriodNotMultiple
+            | ProcessTimeCapacityNotPositive
+            | ProcessTimeCapacityAbovePeriod
+            | ProcessCreateInNormal => "CREATE_PROCESS",
+            PeriodicWaitNotPeriodic | PeriodicWaitCannotWait => "PERIODIC_WAIT",
+            SamplingPortNotConfigured | SamplingPortMismatch | SamplingPortCreateInNormal => {
+                "CREATE_SAMPLING_PORT"
+            }
+            QueuingPortNotConfigured | QueuingPortMismatch | QueuingPortCreateInNormal => {
+                "CREATE_QUEUING_PORT"
+            }
+        }
+    }
+
+    /// The return code the standard gives for the rule.
+    pub fn code(self) -> ReturnCode {
+        use Refusal::*;
+        match self {
+            ProcessNameExists => ReturnCode::NoAction,
+            ProcessStackSizeZero
+            | ProcessPriorityRange
+            | ProcessPeriodNotPositive
+            | ProcessTimeCapacityNotPositive
+            | ProcessTimeCapacityAbovePeriod => ReturnCode::InvalidParam,
+            ProcessLimit
+            | ProcessStackStorage
+            | ProcessPeriodNotMultiple
+            | SamplingPortNotConfigured
+            | SamplingPortMismatch
+            | QueuingPortNotConfigured
+            | QueuingPortMismatch => ReturnCode::InvalidConfig,
+            ProcessCreateInNormal
+            | PeriodicWaitNotPeriodic
+            | PeriodicWaitCannotWait
+            | SamplingPortCreateInNormal
+            | QueuingPortCreateInNormal => ReturnCode::InvalidMode,
+        }
+    }
+
+    /// The rule, with the standard's reason (ARINC 653 Part 1).
+    pub fn rule(self) -> &'static str {
+        use Refusal::*;
+        match self {
+            ProcessLimit => {
+                "the partition has its maximum number of processes (partita:Resources \
+                 maxProcesses, at most SYSTEM_LIMIT_NUMBER_OF_PROCESSES)"
+            }
+            ProcessStackStorage => {
+                "the stack does not fit in the partition's remaining stack storage \
+                 (partita:Resources stackBytes)"
+            }
+            ProcessNameExists => "a process of this name exists already (names are unique)",
+            ProcessStackSizeZero => "the stack size must be positive",
+            ProcessPriorityRange => {
+                "the base priority must lie in MIN_PRIORITY_VALUE..=MAX_PRIORITY_VALUE (1..=239)"
+            }
+            ProcessPeriodNotPositive => {
+                "the period must be positive, or INFINITE_TIME_VALUE for an aperiodic process"
+            }
+            ProcessPeriodNotMultiple => {
+                "a periodic process's period must be a positive multiple of the partition \
+                 period: its releases are tied to the partition's period starts, when the \
+                 partition holds the processor"
+            }
+            ProcessTimeCapacityNotPositive => {
+                "the time capacity must be positive, or INFINITE_TIME_VALUE"
+            }
+            ProcessTimeCapacityAbovePeriod => {
+                "a periodic process's time capacity may not exceed its period (its deadline \
+                 would fall after its next release)"
+            }
+            ProcessCreateInNormal | SamplingPortCreateInNormal | QueuingPortCreateInNormal => {
+                "objects are created only during initialisation (COLD_START or WARM_START), \
+                 before SET_PARTITION_MODE(NORMAL): the set of objects is fixed while the \
+                 partition runs"
+            }
+            PeriodicWaitNotPeriodic => {
+                "only a periodic process (period not INFINITE_TIME_VALUE) may wait for its \
+                 next period; the main process and aperiodic processes may not"
+            }
+            PeriodicWaitCannotWait => {
+                "the caller may not wait: it holds the preemption lock or a mutex, or is the \
+                 error handler"
+            }
+            SamplingPortNotConfigured | QueuingPortNotConfigured => {
+                "the partition's configuration has no port of this name and kind: ports are \
+                 declared in the module XML (Partition/Sampling_Port or Queuing_Port)"
+            }
+            SamplingPortMismatch => {
+                "the message size, direction or refresh period differ from the port's \
+                 configuration (the ports of a channel are fixed by the module XML)"
+            }
+            QueuingPortMismatch => {
+                "the message size, number of messages or direction differ from the port's \
+                 configuration (the ports of a channel are fixed by the module XML)"
+            }
+        }
     }
 }
 
@@ -55,6 +217,7 @@ impl RecordKind {
             RecordKind::DeadlineMissed => "deadline missed",
             RecordKind::PartitionError => "partition-level error",
             RecordKind::ProcessError => "process-level error",
+            RecordKind::RefusedCall => "refused call",
         }
     }
 }
@@ -131,6 +294,14 @@ pub enum Body<'a> {
     PartitionError(ErrorReport<'a>),
     /// An error given to the partition's error handler.
     ProcessError(ErrorReport<'a>),
+    /// A service call refused by the rule `rule` (its return code is `rule.code()`);
+    /// `name` is the object name the call gave (empty when it gave none).
+    RefusedCall {
+        /// The rule the call broke.
+        rule: Refusal,
+        /// The name of the object the call was about (at most [`MAX_MESSAGE`] bytes).
+        name: &'a [u8],
+    },
 }
 
 /// One report record.
@@ -152,6 +323,7 @@ impl<'a> Record<'a> {
             Body::DeadlineMissed { .. } => RecordKind::DeadlineMissed,
             Body::PartitionError(_) => RecordKind::PartitionError,
             Body::ProcessError(_) => RecordKind::ProcessError,
+            Body::RefusedCall { .. } => RecordKind::RefusedCall,
         }
     }
 
@@ -161,6 +333,7 @@ impl<'a> Record<'a> {
             Body::ApplicationMessage(m) => m,
             Body::DeadlineMissed { .. } => &[],
             Body::PartitionError(e) | Body::ProcessError(e) => e.message,
+            Body::RefusedCall { name, .. } => name,
         }
     }
 
@@ -196,6 +369,7 @@ impl<'a> Record<'a> {
             Body::ApplicationMessage(_) => (0, 0),
             Body::DeadlineMissed { deadline } => (0, deadline as u64),
             Body::PartitionError(e) | Body::ProcessError(e) => (e.code.raw(), e.failed_address),
+            Body::RefusedCall { rule, .. } => (rule.code().raw(), u64::from(rule.raw())),
         };
         let mut w = Writer::new(out, self.encoded_len())?;
         w.u16(VERSION);
@@ -273,6 +447,26 @@ impl<'a> Record<'a> {
             }
             RecordKind::PartitionError => Body::PartitionError(error(message)?),
             RecordKind::ProcessError => Body::ProcessError(error(message)?),
+            RecordKind::RefusedCall => {
+                let rule = u32::try_from(detail)
+                    .ok()
+                    .and_then(Refusal::from_raw)
+                    .ok_or(OutOfRange {
+                        type_name: "refusal rule",
+                        value: detail as i64,
+                    })?;
+                if code != rule.code().raw() {
+                    return Err(OutOfRange {
+                        type_name: "return code of the refusal rule",
+                        value: i64::from(code),
+                    }
+                    .into());
+                }
+                Body::RefusedCall {
+                    rule,
+                    name: message,
+                }
+            }
         };
         Ok((
             Record {
@@ -301,17 +495,36 @@ impl fmt::Display for RecordText<'_, '_> {
                 }
                 f.write_str(": ")?;
             }
-        }
-        let m = self.0.message();
-        let end = m.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-        for chunk in m[..end].utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{FFFD}")?;
+            Body::RefusedCall { rule, name } => {
+                f.write_str(rule.service())?;
+                if !name.is_empty() {
+                    f.write_str(" \"")?;
+                    write_bytes(f, name)?;
+                    f.write_str("\"")?;
+                }
+                return write!(
+                    f,
+                    " refused with {} (rule {}): {}",
+                    rule.code().c_name(),
+                    rule.c_name(),
+                    rule.rule()
+                );
             }
         }
-        Ok(())
+        write_bytes(f, self.0.message())
     }
+}
+
+/// Writes message bytes: invalid UTF-8 as U+FFFD, trailing NULs dropped.
+fn write_bytes(f: &mut fmt::Formatter<'_>, m: &[u8]) -> fmt::Result {
+    let end = m.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    for chunk in m[..end].utf8_chunks() {
+        f.write_str(chunk.valid())?;
+        if !chunk.invalid().is_empty() {
+            f.write_str("\u{FFFD}")?;
+        }
+    }
+    Ok(())
 }
 
 fn reserved_zero(field: &'static str, nonzero: bool) -> Result<(), DecodeError> {
@@ -355,14 +568,16 @@ mod tests {
             addr in any::<u64>(),
             deadline in any::<i64>(),
             msg in prop::collection::vec(any::<u8>(), 0..=MAX_MESSAGE),
-            kind in 0..4u8,
+            kind in 0..5u8,
+            rule in prop::sample::select(Refusal::ALL),
         ) {
             let e = ErrorReport { code, failed_address: addr, message: &msg };
             let (reporter, body) = match kind {
                 0 => (who, Body::ApplicationMessage(&msg)),
                 1 => (Reporter::Process(pid), Body::DeadlineMissed { deadline }),
                 2 => (who, Body::PartitionError(e)),
-                _ => (who, Body::ProcessError(e)),
+                3 => (who, Body::ProcessError(e)),
+                _ => (who, Body::RefusedCall { rule, name: &msg }),
             };
             let rec = Record { time, reporter, body };
             let (out, n) = encode(&rec);
@@ -477,6 +692,52 @@ mod tests {
         };
         assert_eq!(m.text().to_string(), "a\u{FFFD}b");
         assert_eq!(m.reporter.to_string(), "process 4");
+    }
+
+    #[test]
+    fn refused_call_names_service_code_and_rule() {
+        extern crate std;
+        use std::string::ToString;
+        let (b, n) = encode(&Record {
+            time: 0,
+            reporter: Reporter::Main,
+            body: Body::RefusedCall {
+                rule: Refusal::ProcessPeriodNotMultiple,
+                name: b"ping",
+            },
+        });
+        let (r, _) = Record::decode(&b[..n]).expect("valid");
+        let text = r.text().to_string();
+        assert!(
+            text.starts_with(
+                "CREATE_PROCESS \"ping\" refused with INVALID_CONFIG (rule \
+                 PROCESS_PERIOD_NOT_MULTIPLE): a periodic process's period must be a positive \
+                 multiple of the partition period"
+            ),
+            "{text}"
+        );
+        // A rule the build does not know, and a return code that is not the rule's, are
+        // refused.
+        let mut bad = b;
+        bad[24..32].copy_from_slice(&99u64.to_le_bytes());
+        assert!(matches!(
+            Record::decode(&bad[..n]),
+            Err(DecodeError::OutOfRange(OutOfRange {
+                type_name: "refusal rule",
+                ..
+            }))
+        ));
+        let mut bad = b;
+        bad[20..24].copy_from_slice(&ReturnCode::InvalidParam.raw().to_le_bytes());
+        assert!(matches!(
+            Record::decode(&bad[..n]),
+            Err(DecodeError::OutOfRange(_))
+        ));
+        // Every rule has a service, a code other than NO_ERROR and a reason.
+        for &rule in Refusal::ALL {
+            assert_ne!(rule.code(), ReturnCode::NoError);
+            assert!(!rule.rule().is_empty() && !rule.service().is_empty());
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::process::{Process, Wait};
 use crate::queue::ObjRef;
 use crate::semaphore::Semaphore;
 use crate::types::*;
+use partita_abi::report::Refusal;
 use std::collections::VecDeque;
 
 /// Internal "no timer armed" value.
@@ -59,6 +60,9 @@ pub struct Kernel {
     pub(crate) errors: VecDeque<ErrorStatus>,
     /// Where state changes are recorded (`partita run --trace`), if anywhere.
     pub(crate) trace: Option<crate::trace::Tracer>,
+    /// The rule the last service refused a call by, when it names one (see
+    /// [`Kernel::take_refusal`]).
+    pub(crate) refusal: Option<Refusal>,
 }
 
 impl Kernel {
@@ -103,6 +107,7 @@ impl Kernel {
             handler_concurrency: ErrorHandlerConcurrency::default(),
             errors: VecDeque::new(),
             trace: None,
+            refusal: None,
             cfg,
         })
     }
@@ -542,8 +547,23 @@ impl Kernel {
         }
     }
 
+    /// Refuses the current call by `rule`: records the rule for [`Kernel::take_refusal`] and
+    /// returns the rule's return code.
+    pub(crate) fn refuse<T>(&mut self, rule: Refusal) -> Result<T, ReturnCode> {
+        self.refusal = Some(rule);
+        Err(rule.code())
+    }
+
+    /// The rule by which the last service refused its call, if it named one (taken: a
+    /// second call returns `None`). The runtime reports it to the manager, since the return
+    /// code alone does not say which condition failed.
+    pub fn take_refusal(&mut self) -> Option<Refusal> {
+        self.refusal.take()
+    }
+
     /// Runs `f` as a service body: timers first, then `f`, then rescheduling.
     pub(crate) fn service<T>(&mut self, now: SystemTime, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.refusal = None;
         self.tick(now);
         let r = f(self);
         self.finish();

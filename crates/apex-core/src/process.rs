@@ -4,6 +4,7 @@
 use crate::kernel::{Kernel, NO_TIMER};
 use crate::queue::ObjRef;
 use crate::types::*;
+use partita_abi::report::Refusal;
 
 /// What a process waits for (besides a SUSPEND, tracked separately).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,34 +116,36 @@ impl Kernel {
         self.service(now, |k| {
             k.caller(caller)?;
             let a = attrs;
-            if k.procs.len() >= k.cfg.max_processes
-                || k.stack_used.saturating_add(a.stack_size) > k.cfg.stack_total
-            {
-                return Err(ReturnCode::InvalidConfig);
+            if k.procs.len() >= k.cfg.max_processes {
+                return k.refuse(Refusal::ProcessLimit);
+            }
+            if k.stack_used.saturating_add(a.stack_size) > k.cfg.stack_total {
+                return k.refuse(Refusal::ProcessStackStorage);
             }
             let n = k.nprocs();
             if k.procs[..n].iter().any(|p| name_eq(&p.attrs.name, &a.name)) {
-                return Err(ReturnCode::NoAction);
+                return k.refuse(Refusal::ProcessNameExists);
             }
-            if a.stack_size == 0
-                || !(MIN_PRIORITY_VALUE..=MAX_PRIORITY_VALUE).contains(&a.base_priority)
-            {
-                return Err(ReturnCode::InvalidParam);
+            if a.stack_size == 0 {
+                return k.refuse(Refusal::ProcessStackSizeZero);
+            }
+            if !(MIN_PRIORITY_VALUE..=MAX_PRIORITY_VALUE).contains(&a.base_priority) {
+                return k.refuse(Refusal::ProcessPriorityRange);
             }
             if a.period != INFINITE_TIME_VALUE && a.period <= 0 {
-                return Err(ReturnCode::InvalidParam);
+                return k.refuse(Refusal::ProcessPeriodNotPositive);
             }
             if a.period > 0 && a.period % k.cfg.period != 0 {
-                return Err(ReturnCode::InvalidConfig);
+                return k.refuse(Refusal::ProcessPeriodNotMultiple);
             }
             if a.time_capacity != INFINITE_TIME_VALUE && a.time_capacity <= 0 {
-                return Err(ReturnCode::InvalidParam);
+                return k.refuse(Refusal::ProcessTimeCapacityNotPositive);
             }
             if a.period > 0 && a.time_capacity > a.period {
-                return Err(ReturnCode::InvalidParam);
+                return k.refuse(Refusal::ProcessTimeCapacityAbovePeriod);
             }
             if !k.is_init_mode() {
-                return Err(ReturnCode::InvalidMode);
+                return k.refuse(Refusal::ProcessCreateInNormal);
             }
             k.stack_used += a.stack_size;
             // Before the error handler, which stays last. No index is held

@@ -4,6 +4,7 @@
 use crate::kernel::Kernel;
 use crate::process::Wait;
 use crate::types::*;
+use partita_abi::report::Refusal;
 
 impl Kernel {
     /// GET_TIME: the core has no clock, the current time is the caller's `now`.
@@ -55,9 +56,14 @@ impl Kernel {
         caller: Runner,
     ) -> Result<CallOutcome, ReturnCode> {
         self.service(now, |k| {
-            let i = k.caller(caller)?.ok_or(ReturnCode::InvalidMode)?;
-            if !k.procs[i].is_periodic() || !k.may_block(i) {
-                return Err(ReturnCode::InvalidMode);
+            let Some(i) = k.caller(caller)? else {
+                return k.refuse(Refusal::PeriodicWaitNotPeriodic);
+            };
+            if !k.procs[i].is_periodic() {
+                return k.refuse(Refusal::PeriodicWaitNotPeriodic);
+            }
+            if !k.may_block(i) {
+                return k.refuse(Refusal::PeriodicWaitCannotWait);
             }
             let p = &mut k.procs[i];
             let next = p.release_point.saturating_add(p.attrs.period);

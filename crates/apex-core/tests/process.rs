@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use partita_abi::report::Refusal;
 use partita_apex_core::*;
 use ReturnCode::*;
 
@@ -60,26 +61,68 @@ fn create_process_errors() {
         f(&mut a);
         a
     };
-    let cases: Vec<(ProcessAttributes, ReturnCode)> = vec![
-        (bad(&|a| a.base_priority = 0), InvalidParam),
-        (bad(&|a| a.base_priority = 240), InvalidParam),
-        (bad(&|a| a.stack_size = 0), InvalidParam),
-        (bad(&|a| a.stack_size = 2 << 20), InvalidConfig),
-        (bad(&|a| a.period = 0), InvalidParam),
-        (bad(&|a| a.period = -5), InvalidParam),
-        (bad(&|a| a.period = 15 * MS), InvalidConfig),
-        (bad(&|a| a.time_capacity = 0), InvalidParam),
-        (bad(&|a| a.time_capacity = -2), InvalidParam),
+    assert_eq!(k.take_refusal(), Some(Refusal::ProcessNameExists));
+    let cases: Vec<(ProcessAttributes, ReturnCode, Refusal)> = vec![
+        (
+            bad(&|a| a.base_priority = 0),
+            InvalidParam,
+            Refusal::ProcessPriorityRange,
+        ),
+        (
+            bad(&|a| a.base_priority = 240),
+            InvalidParam,
+            Refusal::ProcessPriorityRange,
+        ),
+        (
+            bad(&|a| a.stack_size = 0),
+            InvalidParam,
+            Refusal::ProcessStackSizeZero,
+        ),
+        (
+            bad(&|a| a.stack_size = 2 << 20),
+            InvalidConfig,
+            Refusal::ProcessStackStorage,
+        ),
+        (
+            bad(&|a| a.period = 0),
+            InvalidParam,
+            Refusal::ProcessPeriodNotPositive,
+        ),
+        (
+            bad(&|a| a.period = -5),
+            InvalidParam,
+            Refusal::ProcessPeriodNotPositive,
+        ),
+        (
+            bad(&|a| a.period = 15 * MS),
+            InvalidConfig,
+            Refusal::ProcessPeriodNotMultiple,
+        ),
+        (
+            bad(&|a| a.time_capacity = 0),
+            InvalidParam,
+            Refusal::ProcessTimeCapacityNotPositive,
+        ),
+        (
+            bad(&|a| a.time_capacity = -2),
+            InvalidParam,
+            Refusal::ProcessTimeCapacityNotPositive,
+        ),
         (
             bad(&|a| {
                 a.period = 10 * MS;
                 a.time_capacity = 11 * MS
             }),
             InvalidParam,
+            Refusal::ProcessTimeCapacityAbovePeriod,
         ),
     ];
-    for (a, e) in cases {
+    for (a, e, rule) in cases {
         assert_eq!(k.create_process(0, MAIN, &a), Err(e), "{a:?}");
+        // The rule is named (with the standard's return code), and taken only once.
+        assert_eq!(k.take_refusal(), Some(rule), "{a:?}");
+        assert_eq!(rule.code(), e);
+        assert_eq!(k.take_refusal(), None);
     }
     // Periodic with capacity == period and infinite capacity are fine.
     k.create_process(0, MAIN, &attrs("C", 1, 10 * MS, 10 * MS))
@@ -288,7 +331,19 @@ fn suspend_self_invalid_mode() {
     assert_eq!(k.suspend_self(0, pr(per), 5), Err(InvalidMode));
     assert_eq!(k.periodic_wait(0, pr(per)), Ok(CallOutcome::Blocked));
     assert_eq!(cur(&k), Some(a));
+    // Refusals name their rule: PERIODIC_WAIT of an aperiodic process, CREATE_PROCESS in
+    // NORMAL mode.
+    assert_eq!(k.periodic_wait(0, pr(a)), Err(InvalidMode));
+    assert_eq!(k.take_refusal(), Some(Refusal::PeriodicWaitNotPeriodic));
+    assert_eq!(
+        k.create_process(0, pr(a), &attrs("E", 1, -1, -1)),
+        Err(InvalidMode)
+    );
+    assert_eq!(k.take_refusal(), Some(Refusal::ProcessCreateInNormal));
+    // A later service clears a refusal nobody took.
+    assert_eq!(k.periodic_wait(0, pr(a)), Err(InvalidMode));
     k.lock_preemption(0, pr(a)).unwrap();
+    assert_eq!(k.take_refusal(), None);
     assert_eq!(k.suspend_self(0, pr(a), 5), Err(InvalidMode));
 }
 

@@ -26,6 +26,7 @@
 //! (COLD_START / WARM_START) is refused with INVALID_PARAM.
 
 use crate::runtime::{self, Runtime};
+use partita_abi::report::Refusal;
 use partita_apex_core::{
     Kernel, Name, PortWaitId, PortWaitKind, QueuingDiscipline, ReturnCode, SystemTime,
     INFINITE_TIME_VALUE,
@@ -257,20 +258,44 @@ impl Ports {
         make: impl FnOnce(&PortEntry) -> Result<Port, ReturnCode>,
     ) -> Result<i32, ReturnCode> {
         let rt = runtime::get()?;
-        rt.query(|k, me| {
-            me.ok_or(ReturnCode::InvalidMode)?;
-            if k.operating_mode() == partita_apex_core::OperatingMode::Normal {
-                Err(ReturnCode::InvalidMode)
-            } else {
-                Ok(())
-            }
+        let (not_configured, mismatch, in_normal) = if sampling {
+            (
+                Refusal::SamplingPortNotConfigured,
+                Refusal::SamplingPortMismatch,
+                Refusal::SamplingPortCreateInNormal,
+            )
+        } else {
+            (
+                Refusal::QueuingPortNotConfigured,
+                Refusal::QueuingPortMismatch,
+                Refusal::QueuingPortCreateInNormal,
+            )
+        };
+        let (me, normal) = rt.query(|k, me| {
+            let me = me.ok_or(ReturnCode::InvalidMode)?;
+            Ok((
+                me,
+                k.operating_mode() == partita_apex_core::OperatingMode::Normal,
+            ))
         })?;
+        // Refusals that name their rule in the run log (the return code alone does not).
+        let refuse = |rule: Refusal| {
+            rt.report_refusal(me, rule, name);
+            Err(rule.code())
+        };
+        if normal {
+            return refuse(in_normal);
+        }
         if self.error.is_some() {
             return Err(ReturnCode::InvalidConfig);
         }
-        let i = self.find(name, sampling)?;
+        let Ok(i) = self.find(name, sampling) else {
+            return refuse(not_configured);
+        };
         let e = &self.entries[i];
-        check(e)?;
+        if check(e).is_err() {
+            return refuse(mismatch);
+        }
         if self.created[i].get().is_some() {
             return Err(ReturnCode::NoAction);
         }

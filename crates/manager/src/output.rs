@@ -406,7 +406,7 @@ fn health_record(
         ),
         Body::PartitionError(e) => (e.code, Origin::PartitionRuntime, Detection::RuntimeError),
         Body::ProcessError(e) => (e.code, Origin::Handled, Detection::ProcessError),
-        Body::ApplicationMessage(_) => return,
+        Body::ApplicationMessage(_) | Body::RefusedCall { .. } => return,
     };
     let process = rec.reporter.raw();
     let logged = hm.raise(

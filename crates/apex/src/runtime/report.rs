@@ -4,7 +4,9 @@
 //! format is [`partita_abi::report`].
 
 use super::Runtime;
-use partita_abi::report::{Body, ErrorReport, Record, Reporter, MAX_MESSAGE, MAX_RECORD_LEN};
+use partita_abi::report::{
+    Body, ErrorReport, Record, Refusal, Reporter, MAX_MESSAGE, MAX_RECORD_LEN,
+};
 use partita_apex_core::{ErrorCode, ErrorStatus, Runner, SystemTime};
 use std::io::Write;
 
@@ -52,6 +54,20 @@ impl Runtime {
                 failed_address: e.failed_address,
                 message: e.message(),
             }),
+        });
+    }
+
+    /// A call of `caller` refused by `rule` (`name`: the object name the call gave, empty
+    /// when none), so that the run log names the rule and not only the return code.
+    pub(crate) fn report_refusal(&self, caller: Runner, rule: Refusal, name: &[u8]) {
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        self.send_record(&Record {
+            time: self.now(),
+            reporter: reporter(caller),
+            body: Body::RefusedCall {
+                rule,
+                name: &name[..end.min(MAX_MESSAGE)],
+            },
         });
     }
 

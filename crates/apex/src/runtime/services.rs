@@ -20,8 +20,12 @@ impl Runtime {
         let (me, mut k) = self.enter()?;
         let now = self.now();
         let r = f(&mut k, now, me);
+        let refusal = k.take_refusal();
         self.dispatch(&mut k);
         drop(k);
+        if let Some(rule) = refusal {
+            self.report_refusal(me, rule, &[]);
+        }
         // Preempted by our own call (e.g. START of a higher-priority process): wait here.
         self.wait_designated(me);
         r
@@ -112,7 +116,17 @@ impl Runtime {
     ) -> Result<ProcessId, ReturnCode> {
         let (me, mut k) = self.enter()?;
         let now = self.now();
-        let pid = k.create_process(now, me, attrs)?;
+        let pid = match k.create_process(now, me, attrs) {
+            Ok(pid) => pid,
+            Err(e) => {
+                let refusal = k.take_refusal();
+                drop(k);
+                if let Some(rule) = refusal {
+                    self.report_refusal(me, rule, &attrs.name);
+                }
+                return Err(e);
+            }
+        };
         let core = k.process_core(pid).unwrap_or(0);
         let stack = (attrs.stack_size as usize).max(64 * 1024);
         let slot = Arc::new(Slot::new(core, entry, stack));
