@@ -23,19 +23,26 @@
 //! - the main process and the error handler have no process id: NULL_PROCESS_ID (0) in
 //!   `ErrorStatus::failed_process_id` and `MutexStatus::mutex_owner`, as in the C binding.
 
+use crate::apex::inter::{queuing, sampling};
 use crate::apex::intra::{blackboard, buffer, event, mutex, semaphore};
+use crate::apex::part2::schedules;
 use crate::apex::{hm, partition, process, time};
 use a653rs::bindings::{
-    ApexBlackboardP1, ApexBufferP1, ApexByte, ApexErrorP1, ApexErrorP4, ApexEventP1, ApexMutexP1,
-    ApexName, ApexPartitionP4, ApexPartitionStatus, ApexProcessAttribute, ApexProcessP1,
-    ApexProcessP4, ApexProcessStatus, ApexSemaphoreP1, ApexSystemTime, ApexTimeP1, ApexTimeP4,
+    ApexBlackboardP1, ApexBufferP1, ApexByte, ApexErrorP1, ApexErrorP4, ApexEventP1, ApexLimits,
+    ApexMutexP1, ApexName, ApexPartitionP4, ApexPartitionStatus, ApexProcessAttribute,
+    ApexProcessP1, ApexProcessP4, ApexProcessStatus, ApexQueuingPortP1, ApexQueuingPortP4,
+    ApexSamplingPortP1, ApexSamplingPortP4, ApexSamplingPortStatus, ApexScheduleP2,
+    ApexScheduleStatus, ApexSemaphoreP1, ApexSystemTime, ApexTimeP1, ApexTimeP4, ApexUnsigned,
     BlackboardId, BlackboardStatus, BufferId, BufferStatus, Deadline, EmptyIndicator, ErrorCode,
     ErrorHandlerConcurrencyControl, ErrorReturnCode, ErrorStatus, EventId, EventState, EventStatus,
     LockLevel, MessageRange, MessageSize, MutexId, MutexState, MutexStatus, OperatingMode,
-    Priority, ProcessId, ProcessIndex, ProcessState, ProcessorCoreId, QueuingDiscipline,
-    SemaphoreId, SemaphoreStatus, SemaphoreValue, StackSize, StartCondition, SystemAddress,
-    WaitingRange, CORE_AFFINITY_NO_PREFERENCE, NO_MUTEX_OWNED, PREEMPTION_LOCK_MUTEX,
+    PortDirection, Priority, ProcessId, ProcessIndex, ProcessState, ProcessorCoreId, QueueOverflow,
+    QueuingDiscipline, QueuingPortId, QueuingPortName, QueuingPortStatus, SamplingPortId,
+    SamplingPortName, ScheduleId, ScheduleName, SemaphoreId, SemaphoreStatus, SemaphoreValue,
+    StackSize, StartCondition, SystemAddress, Validity, WaitingRange, CORE_AFFINITY_NO_PREFERENCE,
+    NO_MUTEX_OWNED, PREEMPTION_LOCK_MUTEX,
 };
+use partita_abi as abi;
 use partita_apex_core as core;
 use std::sync::{Arc, Mutex};
 
@@ -43,9 +50,11 @@ use std::sync::{Arc, Mutex};
 /// process index (id - 1).
 static ENTRIES: Mutex<Vec<Option<SystemAddress>>> = Mutex::new(Vec::new());
 
-/// The Partita runtime as an `a653rs` hypervisor: implements `ApexPartitionP4`,
-/// `ApexProcessP4`/`P1`, `ApexTimeP4`/`P1`, `ApexErrorP4`/`P1`, `ApexSemaphoreP1`,
-/// `ApexEventP1`, `ApexBufferP1`, `ApexBlackboardP1` and `ApexMutexP1`.
+/// The Partita runtime as an `a653rs` hypervisor: implements every binding trait of `a653rs`
+/// 0.6: `ApexPartitionP4`, `ApexProcessP4`/`P1`, `ApexTimeP4`/`P1`, `ApexErrorP4`/`P1`,
+/// `ApexSamplingPortP4`/`P1`, `ApexQueuingPortP4`/`P1`, `ApexSemaphoreP1`, `ApexEventP1`,
+/// `ApexBufferP1`, `ApexBlackboardP1`, `ApexMutexP1`, `ApexScheduleP2`, `ApexMemoryBlockP2`
+/// and `ApexLimits` (with Partita's limits).
 #[derive(Debug, Clone, Copy)]
 pub enum Partita {}
 
@@ -644,5 +653,213 @@ impl ApexMutexP1 for Partita {
                 core::MutexOwnership::Owned(m) => MutexId::from(m.0),
             },
         )
+    }
+}
+
+/// Partita's limits (`partita_abi`, the `SYSTEM_LIMIT_*` of `ARINC653.h`), not the trait's
+/// defaults.
+impl ApexLimits for Partita {
+    const SYSTEM_LIMIT_NUMBER_OF_PARTITIONS: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_PARTITIONS as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_MESSAGES: MessageRange =
+        abi::SYSTEM_LIMIT_NUMBER_OF_MESSAGES as MessageRange;
+    const SYSTEM_LIMIT_MESSAGE_SIZE: MessageSize = abi::SYSTEM_LIMIT_MESSAGE_SIZE as MessageSize;
+    const SYSTEM_LIMIT_NUMBER_OF_PROCESSES: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_PROCESSES as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_BUFFERS: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_BUFFERS as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_BLACKBOARDS as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_SEMAPHORES as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_EVENTS: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_EVENTS as ApexUnsigned;
+    const SYSTEM_LIMIT_NUMBER_OF_MUTEXES: ApexUnsigned =
+        abi::SYSTEM_LIMIT_NUMBER_OF_MUTEXES as ApexUnsigned;
+}
+
+/// A Partita port id (`i32`) from an `a653rs` id: INVALID_PARAM when it does not fit.
+fn port_id(v: i64) -> R<i32> {
+    i32::try_from(v).map_err(|_| ErrorReturnCode::InvalidParam)
+}
+
+fn port_direction(d: PortDirection) -> sampling::PortDirection {
+    match d {
+        PortDirection::Source => sampling::PortDirection::Source,
+        PortDirection::Destination => sampling::PortDirection::Destination,
+    }
+}
+
+fn apex_port_direction(d: sampling::PortDirection) -> PortDirection {
+    match d {
+        sampling::PortDirection::Source => PortDirection::Source,
+        sampling::PortDirection::Destination => PortDirection::Destination,
+    }
+}
+
+fn validity(v: sampling::Validity) -> Validity {
+    match v {
+        sampling::Validity::Invalid => Validity::Invalid,
+        sampling::Validity::Valid => Validity::Valid,
+    }
+}
+
+impl ApexSamplingPortP4 for Partita {
+    fn create_sampling_port(
+        sampling_port_name: SamplingPortName,
+        max_message_size: MessageSize,
+        port_direction: PortDirection,
+        refresh_period: ApexSystemTime,
+    ) -> R<SamplingPortId> {
+        let n = name(&sampling_port_name, ErrorReturnCode::InvalidConfig)?;
+        conv(sampling::create_sampling_port(
+            &n,
+            max_message_size as usize,
+            self::port_direction(port_direction),
+            refresh_period,
+        ))
+        .map(|p| SamplingPortId::from(p.0))
+    }
+
+    fn write_sampling_message(sampling_port_id: SamplingPortId, message: &[ApexByte]) -> R<()> {
+        conv(sampling::write_sampling_message(
+            sampling::SamplingPortId(port_id(sampling_port_id)?),
+            message,
+        ))
+    }
+
+    /// `unsafe` only because the a653rs trait declares it so (no unsafe code here). Safe in
+    /// Partita: `message` must hold the port's maximum message size (INVALID_PARAM
+    /// otherwise); nothing is written beyond the slice.
+    #[allow(unsafe_code)] // the trait's signature, not unsafe code (see above)
+    unsafe fn read_sampling_message(
+        sampling_port_id: SamplingPortId,
+        message: &mut [ApexByte],
+    ) -> R<(Validity, MessageSize)> {
+        let (len, v) = conv(sampling::read_sampling_message(
+            sampling::SamplingPortId(port_id(sampling_port_id)?),
+            message,
+        ))?;
+        Ok((validity(v), size(len)))
+    }
+}
+
+impl ApexSamplingPortP1 for Partita {
+    fn get_sampling_port_id(sampling_port_name: SamplingPortName) -> R<SamplingPortId> {
+        let n = name(&sampling_port_name, ErrorReturnCode::InvalidConfig)?;
+        conv(sampling::get_sampling_port_id(&n)).map(|p| SamplingPortId::from(p.0))
+    }
+
+    fn get_sampling_port_status(sampling_port_id: SamplingPortId) -> R<ApexSamplingPortStatus> {
+        let s = conv(sampling::get_sampling_port_status(
+            sampling::SamplingPortId(port_id(sampling_port_id)?),
+        ))?;
+        Ok(ApexSamplingPortStatus {
+            refresh_period: s.refresh_period,
+            max_message_size: size(s.max_message_size),
+            port_direction: apex_port_direction(s.direction),
+            last_msg_validity: validity(s.last_msg_validity),
+        })
+    }
+}
+
+impl ApexQueuingPortP4 for Partita {
+    fn create_queuing_port(
+        queuing_port_name: QueuingPortName,
+        max_message_size: MessageSize,
+        max_nb_message: MessageRange,
+        port_direction: PortDirection,
+        queuing_discipline: QueuingDiscipline,
+    ) -> R<QueuingPortId> {
+        let n = name(&queuing_port_name, ErrorReturnCode::InvalidConfig)?;
+        conv(queuing::create_queuing_port(
+            &n,
+            max_message_size as usize,
+            max_nb_message as usize,
+            self::port_direction(port_direction),
+            discipline(queuing_discipline),
+        ))
+        .map(|p| QueuingPortId::from(p.0))
+    }
+
+    fn send_queuing_message(
+        queuing_port_id: QueuingPortId,
+        message: &[ApexByte],
+        time_out: ApexSystemTime,
+    ) -> R<()> {
+        conv(queuing::send_queuing_message(
+            queuing::QueuingPortId(port_id(queuing_port_id)?),
+            message,
+            time_out,
+        ))
+    }
+
+    /// `unsafe` only because the a653rs trait declares it so (no unsafe code here). Safe in
+    /// Partita: `message` must hold the port's maximum message size (INVALID_PARAM
+    /// otherwise); nothing is written beyond the slice. A queue overflow is returned as
+    /// `QueueOverflow` `true` with the message (the C binding's INVALID_CONFIG).
+    #[allow(unsafe_code)] // the trait's signature, not unsafe code (see above)
+    unsafe fn receive_queuing_message(
+        queuing_port_id: QueuingPortId,
+        time_out: ApexSystemTime,
+        message: &mut [ApexByte],
+    ) -> R<(MessageSize, QueueOverflow)> {
+        let r = conv(queuing::receive_queuing_message(
+            queuing::QueuingPortId(port_id(queuing_port_id)?),
+            time_out,
+            message,
+        ))?;
+        Ok((size(r.len), r.overflow))
+    }
+
+    fn get_queuing_port_status(queuing_port_id: QueuingPortId) -> R<QueuingPortStatus> {
+        let s = conv(queuing::get_queuing_port_status(queuing::QueuingPortId(
+            port_id(queuing_port_id)?,
+        )))?;
+        Ok(QueuingPortStatus {
+            nb_message: size(s.nb_message),
+            max_nb_message: size(s.max_nb_message),
+            max_message_size: size(s.max_message_size),
+            port_direction: apex_port_direction(s.direction),
+            waiting_processes: waiting(s.waiting_processes),
+        })
+    }
+
+    fn clear_queuing_port(queuing_port_id: QueuingPortId) -> R<()> {
+        conv(queuing::clear_queuing_port(queuing::QueuingPortId(
+            port_id(queuing_port_id)?,
+        )))
+    }
+}
+
+impl ApexQueuingPortP1 for Partita {
+    fn get_queuing_port_id(queuing_port_name: QueuingPortName) -> R<QueuingPortId> {
+        let n = name(&queuing_port_name, ErrorReturnCode::InvalidConfig)?;
+        conv(queuing::get_queuing_port_id(&n)).map(|p| QueuingPortId::from(p.0))
+    }
+}
+
+impl ApexScheduleP2 for Partita {
+    /// An id that does not fit Partita's `i32` names no schedule: INVALID_PARAM.
+    fn set_module_schedule(schedule_id: ScheduleId) -> R<()> {
+        conv(schedules::set_module_schedule(port_id(schedule_id)?))
+    }
+
+    fn get_module_schedule_status() -> R<ApexScheduleStatus> {
+        let s = conv(schedules::get_module_schedule_status())?;
+        Ok(ApexScheduleStatus {
+            time_of_last_schedule_switch: s.time_of_last_schedule_switch,
+            current_schedule: ScheduleId::from(s.current_schedule),
+            next_schedule: ScheduleId::from(s.next_schedule),
+        })
+    }
+
+    fn get_module_schedule_id(schedule_name: ScheduleName) -> R<ScheduleId> {
+        let n = name(&schedule_name, ErrorReturnCode::InvalidConfig)?;
+        conv(schedules::get_module_schedule_id(&n)).map(ScheduleId::from)
     }
 }
