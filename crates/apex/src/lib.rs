@@ -27,6 +27,8 @@ pub mod entry;
 pub mod ffi;
 mod idle;
 pub mod isolation;
+#[cfg(feature = "log")]
+pub mod logger;
 mod ports;
 mod raise;
 pub mod reclaim;
