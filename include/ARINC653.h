@@ -1100,6 +1100,35 @@ extern void GET_MODULE_SCHEDULE_ID(
     /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
 
 /* ======================================================================== */
+/* Memory blocks (ARINC 653 Part 2)                                          */
+/* ======================================================================== */
+
+typedef APEX_INTEGER MEMORY_BLOCK_SIZE_TYPE;
+typedef NAME_TYPE MEMORY_BLOCK_NAME_TYPE;
+typedef APEX_BYTE *MEMORY_BLOCK_ADDRESS_TYPE;
+
+typedef enum { MB_READ = 0, MB_READ_WRITE = 1 } MEMORY_BLOCK_MODE_TYPE;
+
+typedef struct {
+    MEMORY_BLOCK_ADDRESS_TYPE ADDRESS;
+    MEMORY_BLOCK_MODE_TYPE MODE;
+    MEMORY_BLOCK_SIZE_TYPE SIZE;
+} MEMORY_BLOCK_STATUS_TYPE;
+
+/*
+ * GET_MEMORY_BLOCK_STATUS: the address, access mode and size of the memory
+ * block named MEMORY_BLOCK_NAME: a Memory_Requirements entry of the
+ * partition's configuration with that RegionName (SizeBytes, Access
+ * READ_ONLY: MB_READ, READ_WRITE: MB_READ_WRITE).  The block is mapped, zero
+ * filled, at the first call, private to the partition.  INVALID_CONFIG: the
+ * partition's configuration names no such block.
+ */
+extern void GET_MEMORY_BLOCK_STATUS(
+    /*in */ const char *MEMORY_BLOCK_NAME, /* MEMORY_BLOCK_NAME_TYPE */
+    /*out*/ MEMORY_BLOCK_STATUS_TYPE *MEMORY_BLOCK_STATUS,
+    /*out*/ RETURN_CODE_TYPE *RETURN_CODE);
+
+/* ======================================================================== */
 /* Inter-partition communication services: sampling and queuing ports        */
 /* (types above, in the sampling/queuing port sections)                     */
 /* ======================================================================== */

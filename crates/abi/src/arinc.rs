@@ -400,6 +400,17 @@ abi_enum! {
     }
 }
 
+abi_enum! {
+    /// `MEMORY_BLOCK_MODE_TYPE` (ARINC 653 Part 2 memory blocks): the partition's access to a
+    /// block.
+    "MEMORY_BLOCK_MODE_TYPE" MemoryBlockMode short "MB_" {
+        /// Read only.
+        Read = 0 => "MB_READ",
+        /// Read and write.
+        ReadWrite = 1 => "MB_READ_WRITE",
+    }
+}
+
 macro_rules! enum_tables {
     ($($name:ident $(as $defines:ident)?),* $(,)?) => {
         /// Every C enumeration (and `#define` group) of the header, with its values.
@@ -432,6 +443,7 @@ enum_tables!(
     ErrorLevel,
     HmAction,
     SystemState as defines,
+    MemoryBlockMode,
 );
 
 /// One `#define` of the header: its name and value.

@@ -19,7 +19,7 @@ use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, O
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -172,6 +172,70 @@ pub struct ControlBlock {
     /// Written by the manager: events the partition's trace ring (descriptor [`TRACE_FD`])
     /// holds; 0 when the run is not traced (no ring is passed, the runtime records nothing).
     pub trace_capacity: AtomicU32,
+    // --- Memory blocks ---
+    // The partition's named memory requirements (`Memory_Requirements RegionName`), for
+    // GET_MEMORY_BLOCK_STATUS (ARINC 653 Part 2); see [`memory_blocks`].
+    /// Written by the manager: number of valid entries of the memory block table.
+    pub memory_block_count: AtomicU32,
+    /// Written by the manager: the blocks' sizes in bytes.
+    pub memory_block_sizes: [AtomicU64; memory_blocks::MAX_BLOCKS],
+    /// Written by the manager: the blocks' modes (`MEMORY_BLOCK_MODE_TYPE` values).
+    pub memory_block_modes: [AtomicU32; memory_blocks::MAX_BLOCKS],
+    /// Written by the manager: the blocks' names, NUL-padded.
+    pub memory_block_names: [[AtomicU8; memory_blocks::NAME_LEN]; memory_blocks::MAX_BLOCKS],
+}
+
+/// The memory block table of [`ControlBlock`].
+pub mod memory_blocks {
+    use super::{ControlBlock, Text};
+    use crate::MemoryBlockMode;
+    use core::sync::atomic::Ordering;
+
+    /// Entries of the memory block table: named memory requirements per partition.
+    pub const MAX_BLOCKS: usize = 16;
+    /// Bytes per block name (ARINC 653 names have at most 30 characters).
+    pub const NAME_LEN: usize = 32;
+
+    /// One named memory block of the partition's configuration.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Block {
+        /// `RegionName`, up to the first NUL.
+        pub name: Text<NAME_LEN>,
+        /// `SizeBytes`.
+        pub size: u64,
+        /// From `Access`.
+        pub mode: MemoryBlockMode,
+    }
+
+    impl ControlBlock {
+        /// Stores the memory block table (manager side, before the partition starts): at
+        /// most [`MAX_BLOCKS`] entries (the configuration refuses more), names truncated to
+        /// 31 bytes (the configuration refuses names over 30).
+        pub fn set_memory_blocks(&self, blocks: &[(&str, u64, MemoryBlockMode)]) {
+            let n = blocks.len().min(MAX_BLOCKS);
+            for (i, (name, size, mode)) in blocks.iter().take(n).enumerate() {
+                self.memory_block_sizes[i].store(*size, Ordering::Relaxed);
+                self.memory_block_modes[i].store(mode.raw(), Ordering::Relaxed);
+                Text::store(&self.memory_block_names[i], name);
+            }
+            self.memory_block_count.store(n as u32, Ordering::Release);
+        }
+
+        /// The memory block table (partition side). An entry with an unknown mode (the
+        /// manager never writes one) is left out.
+        pub fn memory_blocks(&self) -> impl Iterator<Item = Block> + '_ {
+            let n = (self.memory_block_count.load(Ordering::Acquire) as usize).min(MAX_BLOCKS);
+            (0..n).filter_map(|i| {
+                Some(Block {
+                    name: Text::load(&self.memory_block_names[i]),
+                    size: self.memory_block_sizes[i].load(Ordering::Relaxed),
+                    mode: MemoryBlockMode::from_raw(
+                        self.memory_block_modes[i].load(Ordering::Relaxed),
+                    )?,
+                })
+            })
+        }
+    }
 }
 
 /// Values of [`ControlBlock::time_source`].
@@ -268,15 +332,7 @@ pub mod schedule {
             let n = table.len().min(MAX_SCHEDULES);
             for (i, (id, name)) in table.iter().take(n).enumerate() {
                 self.schedule_ids[i].store(*id, Ordering::Relaxed);
-                let b = name.as_bytes();
-                for (k, slot) in self.schedule_names[i].iter().enumerate() {
-                    let c = if k < NAME_LEN - 1 {
-                        b.get(k).copied().unwrap_or(0)
-                    } else {
-                        0
-                    };
-                    slot.store(c, Ordering::Relaxed);
-                }
+                Text::store(&self.schedule_names[i], name);
             }
             self.schedule_count.store(n as u32, Ordering::Release);
         }
@@ -361,15 +417,7 @@ impl ControlBlock {
 
     /// Stores `name` (truncated to 31 bytes, NUL-padded).
     pub fn set_name(&self, name: &str) {
-        let bytes = name.as_bytes();
-        for (i, slot) in self.name.iter().enumerate() {
-            let b = if i < 31 {
-                bytes.get(i).copied().unwrap_or(0)
-            } else {
-                0
-            };
-            slot.store(b, Ordering::Relaxed);
-        }
+        Text::store(&self.name, name);
     }
 
     /// The stored name, up to the first NUL.
@@ -391,6 +439,19 @@ pub struct Text<const N: usize> {
 }
 
 impl<const N: usize> Text<N> {
+    /// Stores `text` into `slots`: at most `N - 1` bytes, NUL-padded (so always terminated).
+    fn store(slots: &[AtomicU8; N], text: &str) {
+        let bytes = text.as_bytes();
+        for (i, slot) in slots.iter().enumerate() {
+            let b = if i < N - 1 {
+                bytes.get(i).copied().unwrap_or(0)
+            } else {
+                0
+            };
+            slot.store(b, Ordering::Relaxed);
+        }
+    }
+
     fn load(slots: &[AtomicU8; N]) -> Self {
         let mut bytes = [0u8; N];
         for (b, s) in bytes.iter_mut().zip(slots) {

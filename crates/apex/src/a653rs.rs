@@ -25,17 +25,18 @@
 
 use crate::apex::inter::{queuing, sampling};
 use crate::apex::intra::{blackboard, buffer, event, mutex, semaphore};
-use crate::apex::part2::schedules;
+use crate::apex::part2::{memory_blocks, schedules};
 use crate::apex::{hm, partition, process, time};
 use a653rs::bindings::{
     ApexBlackboardP1, ApexBufferP1, ApexByte, ApexErrorP1, ApexErrorP4, ApexEventP1, ApexLimits,
-    ApexMutexP1, ApexName, ApexPartitionP4, ApexPartitionStatus, ApexProcessAttribute,
-    ApexProcessP1, ApexProcessP4, ApexProcessStatus, ApexQueuingPortP1, ApexQueuingPortP4,
-    ApexSamplingPortP1, ApexSamplingPortP4, ApexSamplingPortStatus, ApexScheduleP2,
-    ApexScheduleStatus, ApexSemaphoreP1, ApexSystemTime, ApexTimeP1, ApexTimeP4, ApexUnsigned,
-    BlackboardId, BlackboardStatus, BufferId, BufferStatus, Deadline, EmptyIndicator, ErrorCode,
-    ErrorHandlerConcurrencyControl, ErrorReturnCode, ErrorStatus, EventId, EventState, EventStatus,
-    LockLevel, MessageRange, MessageSize, MutexId, MutexState, MutexStatus, OperatingMode,
+    ApexMemoryBlockP2, ApexMemoryBlockStatus, ApexMutexP1, ApexName, ApexPartitionP4,
+    ApexPartitionStatus, ApexProcessAttribute, ApexProcessP1, ApexProcessP4, ApexProcessStatus,
+    ApexQueuingPortP1, ApexQueuingPortP4, ApexSamplingPortP1, ApexSamplingPortP4,
+    ApexSamplingPortStatus, ApexScheduleP2, ApexScheduleStatus, ApexSemaphoreP1, ApexSystemTime,
+    ApexTimeP1, ApexTimeP4, ApexUnsigned, BlackboardId, BlackboardStatus, BufferId, BufferStatus,
+    Deadline, EmptyIndicator, ErrorCode, ErrorHandlerConcurrencyControl, ErrorReturnCode,
+    ErrorStatus, EventId, EventState, EventStatus, LockLevel, MemoryBlockMode, MemoryBlockName,
+    MemoryBlockSize, MessageRange, MessageSize, MutexId, MutexState, MutexStatus, OperatingMode,
     PortDirection, Priority, ProcessId, ProcessIndex, ProcessState, ProcessorCoreId, QueueOverflow,
     QueuingDiscipline, QueuingPortId, QueuingPortName, QueuingPortStatus, SamplingPortId,
     SamplingPortName, ScheduleId, ScheduleName, SemaphoreId, SemaphoreStatus, SemaphoreValue,
@@ -861,5 +862,24 @@ impl ApexScheduleP2 for Partita {
     fn get_module_schedule_id(schedule_name: ScheduleName) -> R<ScheduleId> {
         let n = name(&schedule_name, ErrorReturnCode::InvalidConfig)?;
         conv(schedules::get_module_schedule_id(&n)).map(ScheduleId::from)
+    }
+}
+
+impl ApexMemoryBlockP2 for Partita {
+    /// The block of the partition's configuration with that `RegionName`, mapped at the
+    /// first call (see `partita_apex::apex::part2::memory_blocks`). The a653rs `MemoryBlock`
+    /// abstraction builds a mutable slice over the address: for an `MB_READ` block the
+    /// memory is mapped read only, and a write through that slice faults (MEMORY_VIOLATION).
+    fn get_memory_block_status(memory_block_name: MemoryBlockName) -> R<ApexMemoryBlockStatus> {
+        let n = name(&memory_block_name, ErrorReturnCode::InvalidConfig)?;
+        let s = conv(memory_blocks::get_memory_block_status(&n))?;
+        Ok(ApexMemoryBlockStatus {
+            address: s.address,
+            size: MemoryBlockSize::try_from(s.size).map_err(|_| ErrorReturnCode::InvalidConfig)?,
+            mode: match s.mode {
+                memory_blocks::MemoryBlockMode::Read => MemoryBlockMode::Read,
+                memory_blocks::MemoryBlockMode::ReadWrite => MemoryBlockMode::ReadWrite,
+            },
+        })
     }
 }

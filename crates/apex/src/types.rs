@@ -730,3 +730,34 @@ pub struct ScheduleStatusType {
     /// change is pending).
     pub next_schedule: ScheduleIdType,
 }
+
+// ---------------------------------------------------------------------------
+// Memory blocks (ARINC 653 Part 2)
+// ---------------------------------------------------------------------------
+
+/// `MEMORY_BLOCK_SIZE_TYPE`.
+pub type MemoryBlockSizeType = ApexInteger;
+/// `MEMORY_BLOCK_NAME_TYPE`.
+pub type MemoryBlockNameType = NameType;
+/// `MEMORY_BLOCK_ADDRESS_TYPE`.
+pub type MemoryBlockAddressType = *mut ApexByte;
+
+/// `MEMORY_BLOCK_MODE_TYPE` (C enum).
+pub type MemoryBlockModeType = u32;
+/// Read only.
+pub const MB_READ: MemoryBlockModeType = abi::MemoryBlockMode::Read as MemoryBlockModeType;
+/// Read and write.
+pub const MB_READ_WRITE: MemoryBlockModeType =
+    abi::MemoryBlockMode::ReadWrite as MemoryBlockModeType;
+
+/// `MEMORY_BLOCK_STATUS_TYPE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryBlockStatusType {
+    /// Start of the block.
+    pub address: MemoryBlockAddressType,
+    /// Access mode.
+    pub mode: MemoryBlockModeType,
+    /// Size in bytes.
+    pub size: MemoryBlockSizeType,
+}

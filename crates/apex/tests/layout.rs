@@ -253,6 +253,16 @@ fn rust_spec() -> Spec {
     int_scalars! { spec; ScheduleIdType }
     other_scalars! { spec; ScheduleNameType }
 
+    // --- Memory blocks (ARINC 653 Part 2) ---
+    structs! { spec;
+        MemoryBlockStatusType { address, mode, size }
+    }
+    int_scalars! { spec; MemoryBlockSizeType }
+    other_scalars! { spec; MemoryBlockNameType, MemoryBlockAddressType }
+    enums! { spec;
+        MemoryBlockModeType { MB_READ, MB_READ_WRITE }
+    }
+
     defines! { spec;
         SYSTEM_LIMIT_NUMBER_OF_PARTITIONS, SYSTEM_LIMIT_NUMBER_OF_MESSAGES,
         SYSTEM_LIMIT_MESSAGE_SIZE, SYSTEM_LIMIT_NUMBER_OF_PROCESSES,

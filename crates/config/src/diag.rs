@@ -99,7 +99,7 @@ define_rules! {
     UnsafeName = "unsafe-name", Error,
         "A name (module, partition, port, schedule, process, channel, pseudo-partition) is empty, starts with `.`, or has a character other than ASCII letters, digits, `_`, `-`, `.`: names become file, cgroup and shared-memory object names.";
     SystemLimit = "system-limit", Error,
-        "A value passes an ARINC 653 system limit of ARINC653.h: MaxMessageSize above SYSTEM_LIMIT_MESSAGE_SIZE (8192), MaxNbMessages above SYSTEM_LIMIT_NUMBER_OF_MESSAGES (512), more than SYSTEM_LIMIT_NUMBER_OF_PARTITIONS (32) partitions, or more than SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS (512) sampling or SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS (512) queuing ports in a partition.";
+        "A value passes an ARINC 653 system limit of ARINC653.h: MaxMessageSize above SYSTEM_LIMIT_MESSAGE_SIZE (8192), MaxNbMessages above SYSTEM_LIMIT_NUMBER_OF_MESSAGES (512), more than SYSTEM_LIMIT_NUMBER_OF_PARTITIONS (32) partitions, more than SYSTEM_LIMIT_NUMBER_OF_SAMPLING_PORTS (512) sampling or SYSTEM_LIMIT_NUMBER_OF_QUEUING_PORTS (512) queuing ports in a partition, or a memory block (`Memory_Requirements RegionName`) whose name passes MAX_NAME_LENGTH (30), whose size passes MEMORY_BLOCK_SIZE_TYPE, or beyond the 16 named blocks of a partition.";
     PartitionNameTooLong = "partition-name-too-long", Error,
         "A partition name is longer than 30 characters (ARINC 653 NAME_TYPE).";
     PortNameTooLong = "port-name-too-long", Error,

@@ -11,6 +11,12 @@ use std::path::PathBuf;
 /// ARINC 653 NAME_TYPE length limit for partition and port names.
 pub const MAX_NAME_LEN: usize = 30;
 
+/// Named memory blocks (`Memory_Requirements RegionName`) per partition: the size of the
+/// runtime's memory block table (`partita_abi::control::memory_blocks::MAX_BLOCKS`).
+pub const MAX_MEMORY_BLOCKS: usize = 16;
+/// Largest memory block: `MEMORY_BLOCK_SIZE_TYPE` is an APEX_INTEGER.
+pub const MAX_MEMORY_BLOCK_SIZE: u64 = i32::MAX as u64;
+
 /// Most module schedules a module may have (the size of the runtime's schedule table in the
 /// partition control block).
 pub const MAX_SCHEDULES: usize = 16;
@@ -176,6 +182,10 @@ pub struct Port {
 /// One `Memory_Requirements` entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryRequirement {
+    /// `RegionName`, if given: the entry is then a memory block the partition reaches with
+    /// GET_MEMORY_BLOCK_STATUS (ARINC 653 Part 2).
+    #[serde(default)]
+    pub name: Option<String>,
     /// `Type` as written (`CODE`, `DATA`, `STACK`, ...).
     pub kind: String,
     /// `SizeBytes`.

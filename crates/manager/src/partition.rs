@@ -10,8 +10,8 @@ use crate::output::{OutputCounters, Pipes};
 use crate::report::{Note, NoteKind};
 use crate::stats::Histogram;
 use crate::ManagerError;
-use partita_abi::{DecodeError, OperatingMode, StartCondition};
-use partita_config::model::ProcessPolicy;
+use partita_abi::{DecodeError, MemoryBlockMode, OperatingMode, StartCondition};
+use partita_config::model::{MemoryAccess, ProcessPolicy};
 use partita_config::{CompiledPartition, CompiledPlan};
 use partita_sys::cgroup::{Cgroup, CpuUsage, Freezer};
 use partita_sys::control::{self, ControlBlock};
@@ -329,6 +329,19 @@ impl Partition {
             Ordering::Relaxed,
         );
         c.restarts.store(restarts, Ordering::Relaxed);
+        // The named memory requirements: the partition's memory blocks (ARINC 653 Part 2).
+        let blocks: Vec<(&str, u64, MemoryBlockMode)> = s
+            .memory
+            .iter()
+            .filter_map(|m| {
+                let mode = match m.access {
+                    MemoryAccess::ReadOnly => MemoryBlockMode::Read,
+                    MemoryAccess::ReadWrite => MemoryBlockMode::ReadWrite,
+                };
+                Some((m.name.as_deref()?, m.size, mode))
+            })
+            .collect();
+        c.set_memory_blocks(&blocks);
         c.park_lowering
             .store(u32::from(backend != Backend::FreezerV1), Ordering::Relaxed);
         c.time_source.store(

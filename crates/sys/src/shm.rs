@@ -107,6 +107,67 @@ impl Drop for SharedMapping {
     }
 }
 
+/// A private anonymous mapping (zero-filled memory of this process alone), unmapped on drop:
+/// the partition runtime's memory blocks (ARINC 653 Part 2 GET_MEMORY_BLOCK_STATUS).
+pub struct PrivateMapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory owned by this value; its contents are only reached
+// through the raw pointer [`PrivateMapping::as_ptr`] gives out.
+unsafe impl Send for PrivateMapping {}
+// SAFETY: as above; `&PrivateMapping` gives out only a raw pointer and the length.
+unsafe impl Sync for PrivateMapping {}
+
+impl PrivateMapping {
+    /// Maps `len` zero-filled bytes, readable, and writable when `writable`.
+    pub fn anonymous(len: usize, writable: bool) -> Result<Self> {
+        let prot = libc::PROT_READ | if writable { libc::PROT_WRITE } else { 0 };
+        // SAFETY: a fresh anonymous mapping at an address of the kernel's choice (null hint);
+        // the result is checked against MAP_FAILED.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                prot,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(SysError::last("mmap(anonymous)"));
+        }
+        Ok(PrivateMapping {
+            ptr: ptr.cast(),
+            len,
+        })
+    }
+
+    /// Start of the mapping.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the mapping is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for PrivateMapping {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` describe a mapping we created and nobody else unmaps.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
 /// Marker for `#[repr(C)]` types made only of integers and atomics, valid for every bit pattern
 /// and safe to share between processes.
 ///

@@ -288,6 +288,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
             if element_name(c) == Name::Std("Memory_Requirements") {
                 self.check_attrs(c, MEMREQ_ATTRS);
                 requirements.push(RawMemoryRequirement {
+                    name: self.string(c, "RegionName", false),
                     kind: self.string(c, "Type", true),
                     size: self.size(c, "SizeBytes", true, 1),
                     access: self.choice(c, "Access", true, MemoryAccess::VALUES),

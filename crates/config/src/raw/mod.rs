@@ -114,6 +114,7 @@ pub(crate) struct RawPartitionMemory {
 
 #[derive(Debug)]
 pub(crate) struct RawMemoryRequirement {
+    pub name: Opt<String>,
     pub kind: Opt<String>,
     pub size: Opt<u64>,
     pub access: Opt<MemoryAccess>,

@@ -5,8 +5,11 @@
 use crate::diag::{Pos, Rule};
 use crate::entry::{self, EntryLookup};
 use crate::limits::system;
-use crate::model::{MemoryRequirement, Port, PortKind, DEFAULT_ENTRY_FUNCTION, MAX_NAME_LEN};
-use crate::raw::{val, Opt};
+use crate::model::{
+    MemoryRequirement, Port, PortKind, DEFAULT_ENTRY_FUNCTION, MAX_MEMORY_BLOCKS,
+    MAX_MEMORY_BLOCK_SIZE, MAX_NAME_LEN,
+};
+use crate::raw::{val, Opt, RawMemoryRequirement};
 use crate::reach::{self, Lacks, PathUse};
 use partita_abi::ids;
 use std::collections::HashMap;
@@ -496,10 +499,12 @@ impl Validator<'_, '_, '_> {
                 continue;
             }
             seen.insert(idx, m.target.pos);
+            self.memory_blocks(idx, &m.requirements);
             for r in &m.requirements {
                 if let (Some(kind), Some(size), Some(access)) = (&r.kind, &r.size, &r.access) {
                     if let Some(slot) = per.get_mut(idx) {
                         slot.push(MemoryRequirement {
+                            name: val(&r.name),
                             kind: kind.value.clone(),
                             size: size.value,
                             access: access.value,
@@ -510,6 +515,75 @@ impl Validator<'_, '_, '_> {
             }
         }
         per
+    }
+}
+
+impl Validator<'_, '_, '_> {
+    /// The named memory requirements (memory blocks) of partition `idx`: names of at most
+    /// MAX_NAME_LENGTH characters, unique in the partition, sizes that MEMORY_BLOCK_SIZE_TYPE
+    /// holds, at most [`MAX_MEMORY_BLOCKS`] of them.
+    fn memory_blocks(&mut self, idx: usize, requirements: &[RawMemoryRequirement]) {
+        let mut names: HashMap<&str, Pos> = HashMap::new();
+        let mut count = 0;
+        for r in requirements {
+            let Some(name) = &r.name else { continue };
+            count += 1;
+            if count == MAX_MEMORY_BLOCKS + 1 {
+                self.sink
+                    .emit(
+                        Rule::SystemLimit,
+                        name.pos,
+                        format!(
+                            "partition {} names more than {MAX_MEMORY_BLOCKS} memory blocks (RegionName)",
+                            self.partition_label(idx)
+                        ),
+                    )
+                    .with_hint("the runtime's memory block table holds that many per partition");
+            }
+            if name.value.len() > MAX_NAME_LEN {
+                self.sink
+                    .emit(
+                        Rule::SystemLimit,
+                        name.pos,
+                        format!(
+                            "memory block name `{}` has {} characters; MAX_NAME_LENGTH is {MAX_NAME_LEN}",
+                            name.value,
+                            name.value.len()
+                        ),
+                    )
+                    .with_hint("GET_MEMORY_BLOCK_STATUS takes an ARINC 653 NAME_TYPE");
+            }
+            if let Some(size) = &r.size {
+                if size.value > MAX_MEMORY_BLOCK_SIZE {
+                    self.sink
+                        .emit(
+                            Rule::SystemLimit,
+                            size.pos,
+                            format!(
+                                "memory block `{}` has {} bytes; MEMORY_BLOCK_SIZE_TYPE holds at most {MAX_MEMORY_BLOCK_SIZE}",
+                                name.value, size.value
+                            ),
+                        )
+                        .with_hint("split it into several named blocks");
+                }
+            }
+            if let Some(&first) = names.get(name.value.as_str()) {
+                self.sink
+                    .emit(
+                        Rule::DuplicateElement,
+                        name.pos,
+                        format!(
+                            "second memory block named `{}` in partition {}",
+                            name.value,
+                            self.partition_label(idx)
+                        ),
+                    )
+                    .with_hint("GET_MEMORY_BLOCK_STATUS finds a block by its RegionName")
+                    .with_related(first, "first one here");
+            } else {
+                names.insert(&name.value, name.pos);
+            }
+        }
     }
 }
 
