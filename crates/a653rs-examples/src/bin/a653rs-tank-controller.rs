@@ -2,7 +2,8 @@
 //! tank controller: each period reads the simulator's fill level and commands the drain
 //! valve (open above 80 %, closed below 20 %). A system partition: after `SWITCH_AFTER`
 //! cycles it asks for the `degraded` module schedule (ARINC 653 Part 2 SET_MODULE_SCHEDULE),
-//! which takes over at the end of the major frame.
+//! which takes over at the end of the major frame. At start it looks up its configured
+//! memory block `setpoints` (ARINC 653 Part 2 GET_MEMORY_BLOCK_STATUS) and logs it.
 
 use a653rs::partition;
 use a653rs::prelude::PartitionExt;
@@ -17,6 +18,7 @@ fn main() {
 
 #[partition(partita_apex::a653rs::Partita)]
 mod tank_controller {
+    use a653rs::bindings::ApexMemoryBlockP2;
     use a653rs::prelude::{ApexScheduleP2Ext, Error, Validity};
     use log::{info, warn};
     use partita_a653rs_examples::{control, TankLevel, Valve};
@@ -34,8 +36,24 @@ mod tank_controller {
     #[sampling_out(name = "ValveCommand", msg_size = "1B")]
     struct ValveSource;
 
+    /// `name` as an a653rs name (NUL-padded).
+    fn apex_name(name: &str) -> [u8; 32] {
+        let mut n = [0u8; 32];
+        n[..name.len()].copy_from_slice(name.as_bytes());
+        n
+    }
+
     #[start(cold)]
     fn cold_start(mut ctx: start::Context) {
+        for block in ["setpoints", "nonexistent"] {
+            match <Hypervisor as ApexMemoryBlockP2>::get_memory_block_status(apex_name(block)) {
+                Ok(s) => info!(
+                    "CTRL memory-block name={block} size={} mode={:?}",
+                    s.size, s.mode
+                ),
+                Err(e) => info!("CTRL memory-block name={block} error={e:?}"),
+            }
+        }
         ctx.create_level_destination().unwrap();
         ctx.create_valve_source().unwrap();
         ctx.create_periodic_control().unwrap().start().unwrap();
@@ -48,9 +66,7 @@ mod tank_controller {
 
     /// The identifier of the schedule named `name`.
     fn schedule_id(name: &str) -> Result<i64, Error> {
-        let mut n = [0u8; 32];
-        n[..name.len()].copy_from_slice(name.as_bytes());
-        <Hypervisor as ApexScheduleP2Ext>::get_module_schedule_id(n)
+        <Hypervisor as ApexScheduleP2Ext>::get_module_schedule_id(apex_name(name))
     }
 
     #[periodic(

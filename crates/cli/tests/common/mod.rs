@@ -19,34 +19,40 @@ pub fn partita() -> Command {
 pub fn build_bench_partitions() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let exe = PathBuf::from(env!("CARGO_BIN_EXE_partita"));
-        let profile_dir = exe.parent().expect("the binary's directory");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev",
-            Some(p) => p,
-            None => panic!("{}: no profile directory", exe.display()),
-        };
-        let target_dir = profile_dir.parent().expect("the target directory");
-        let out = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "partita-bench-partitions",
-                "--profile",
-            ])
-            .arg(profile)
-            .arg("--target-dir")
-            .arg(target_dir)
-            .current_dir(repo())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "building the benchmark executables: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        build_package("partita-bench-partitions");
     });
+}
+
+/// The directory of the `partita` binary under test (`target/<profile>`), where
+/// [`build_package`] puts the executables it builds.
+pub fn profile_dir() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_partita"));
+    exe.parent().expect("the binary's directory").to_path_buf()
+}
+
+/// Builds the executables of workspace package `package` into [`profile_dir`], with the
+/// profile the `partita` binary under test was built with.
+pub fn build_package(package: &str) {
+    let profile_dir = profile_dir();
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev",
+        Some(p) => p,
+        None => panic!("{}: no profile directory", profile_dir.display()),
+    };
+    let target_dir = profile_dir.parent().expect("the target directory");
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", package, "--profile"])
+        .arg(profile)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "building {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Holds the end-to-end lock: tests that run modules go one at a time, within a test binary
