@@ -332,6 +332,27 @@ int main(int argc, char **argv)
         (unsigned)pstat.NUM_ASSIGNED_CORES, (int)pstat.OPERATING_MODE,
         (int)pstat.START_CONDITION, argc);
     out("memory limit=%lld", memory_limit());
+    /* Memory blocks (Memory_Requirements RegionName): the peer has two, the others none. */
+    {
+        static const char *const names[] = {"peer_table", "peer_calibration", "missing"};
+        for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
+            MEMORY_BLOCK_STATUS_TYPE mb;
+            MEMORY_BLOCK_NAME_TYPE n;
+            memset(&mb, 0, sizeof mb);
+            memset(n, 0, sizeof n);
+            strncpy(n, names[i], sizeof n);
+            GET_MEMORY_BLOCK_STATUS(n, &mb, &rc);
+            /* A READ_WRITE block takes a write and reads it back; its memory starts zeroed. */
+            int zero = -1, wrote = -1;
+            if (rc == NO_ERROR && mb.MODE == MB_READ_WRITE && mb.SIZE > 0) {
+                zero = mb.ADDRESS[mb.SIZE - 1] == 0;
+                mb.ADDRESS[mb.SIZE - 1] = 0x5a;
+                wrote = mb.ADDRESS[mb.SIZE - 1] == 0x5a;
+            }
+            out("memblock name=%s rc=%d size=%d mode=%d zero=%d wrote=%d", names[i], (int)rc,
+                (int)mb.SIZE, (int)mb.MODE, zero, wrote);
+        }
+    }
     for (int i = 3; i < argc; i++)
         create_port(argv[i]);
     if (strcmp(role, "probe") == 0)

@@ -15,6 +15,7 @@
 //! | `partita:Resources cores`, `partita:Core`    | NUM_ASSIGNED_CORES, GET_MY_PROCESSOR_CORE_ID, the CPU a pinned process runs on, report window trace |
 //! | `partita:Resources memoryBytes`              | the partition's memory cgroup limit             |
 //! | `Partition_Memory` sizes                     | the partition's memory cgroup limit (their sum) |
+//! | `Memory_Requirements` `RegionName`, with `SizeBytes`, `Access` | GET_MEMORY_BLOCK_STATUS (size, mode; a READ_WRITE block is writable) |
 //! | `partita:Resources maxProcesses`             | CREATE_PROCESS refused past that number         |
 //! | `partita:Resources stackBytes`               | CREATE_PROCESS refused past that stack total    |
 //! | `partita:ProcessScheduling policy="EDF"`     | the earlier deadline runs before the higher priority |
@@ -33,7 +34,7 @@
 //!
 //! Not observable from a partition or the report, and why:
 //! - `Criticality`, `EntryPoint`, `partita:Process` (period, WCET, deadline, priority),
-//!   `Memory_Requirements` `Type`/`Access`/`PhysicalAddress`: inputs of schedule synthesis
+//!   `Memory_Requirements` `Type`/`PhysicalAddress` (and `Access` of an unnamed one): inputs of schedule synthesis
 //!   (`partita schedule`) and documentation; nothing at run time uses them (a Linux process
 //!   has no physical placement).
 //! - `ModuleVersion`, `ModuleId`, `Description`s, `ChannelName`, `WindowIdentifier`: names
@@ -148,8 +149,8 @@ fn module(dir: &std::path::Path) -> std::path::PathBuf {
     x += &partition(14, "hm", "LEVEL_D", false, "", &[]);
     x += &format!(
         r#"  <Partition_Memory PartitionIdentifier="12" PartitionName="peer">
-    <Memory_Requirements Type="DATA" SizeBytes="{}" Access="READ_WRITE"/>
-    <Memory_Requirements Type="CODE" SizeBytes="{}" Access="READ_ONLY"/>
+    <Memory_Requirements RegionName="peer_table" Type="DATA" SizeBytes="{}" Access="READ_WRITE"/>
+    <Memory_Requirements RegionName="peer_calibration" Type="CODE" SizeBytes="{}" Access="READ_ONLY"/>
   </Partition_Memory>
 "#,
         PEER_MEMORY[0], PEER_MEMORY[1]
@@ -402,6 +403,38 @@ fn memory_limits_arrive_in_the_memory_cgroup() {
         PEER_MEMORY.iter().sum::<i64>(),
         "the sum of the Memory_Requirements"
     );
+}
+
+#[test]
+fn named_memory_requirements_are_memory_blocks() {
+    let Some(r) = run() else { return };
+    // Three lines at every start of the peer (a restart maps fresh blocks).
+    let blocks = lines(r, "peer", "memblock");
+    assert!(
+        !blocks.is_empty() && blocks.chunks_exact(3).remainder().is_empty(),
+        "{}",
+        r.text
+    );
+    for start in blocks.chunks(3) {
+        let (table, calibration, missing) = (&start[0], &start[1], &start[2]);
+        assert_eq!(get(table, "name"), "peer_table");
+        assert_eq!(field(table, "rc"), 0, "{}", r.text);
+        assert_eq!(field(table, "size"), PEER_MEMORY[0]);
+        assert_eq!(field(table, "mode"), 1, "MB_READ_WRITE");
+        assert_eq!(field(table, "zero"), 1);
+        assert_eq!(field(table, "wrote"), 1);
+        assert_eq!(get(calibration, "name"), "peer_calibration");
+        assert_eq!(field(calibration, "rc"), 0, "{}", r.text);
+        assert_eq!(field(calibration, "size"), PEER_MEMORY[1]);
+        assert_eq!(field(calibration, "mode"), 0, "MB_READ");
+        // INVALID_CONFIG: no such block in the peer's configuration.
+        assert_eq!(get(missing, "name"), "missing");
+        assert_eq!(field(missing, "rc"), 4);
+    }
+    // The probe has no named requirement: INVALID_CONFIG for every name.
+    let probe = lines(r, "probe", "memblock");
+    assert!(!probe.is_empty(), "{}", r.text);
+    assert!(probe.iter().all(|l| field(l, "rc") == 4), "{}", r.text);
 }
 
 #[test]
