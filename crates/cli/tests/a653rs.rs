@@ -202,7 +202,7 @@ fn the_tank_controller_keeps_the_level_in_band_and_switches_the_schedule() {
 
 #[test]
 fn a_refused_create_process_names_the_rule_in_the_run_log() {
-    static RUN: OnceLock<Option<String>> = OnceLock::new();
+    static RUN: OnceLock<Option<(String, Value)>> = OnceLock::new();
     // hello's process has a 100 ms period; in a partition whose period is 300 ms,
     // CREATE_PROCESS refuses it (INVALID_CONFIG): the period must be a multiple of the
     // partition period.
@@ -212,13 +212,21 @@ fn a_refused_create_process_names_the_rule_in_the_run_log() {
                 .replace("PeriodSeconds=\"0.1\"", "PeriodSeconds=\"0.3\"")
         });
         let out = output_within(
-            partita().args(["run", "--duration", "1s"]).arg(&m),
+            partita()
+                .args(["run", "--duration", "1s", "--json"])
+                .arg(dir.join("report.json"))
+                .arg(&m),
             Duration::from_secs(60),
         );
-        text(&out)
+        let report = std::fs::read_to_string(dir.join("report.json")).unwrap_or_default();
+        (
+            text(&out),
+            serde_json::from_str(&report).unwrap_or(Value::Null),
+        )
     }) else {
         return;
     };
+    let (out, report) = (&out.0, &out.1);
     assert!(
         out.contains(
             "CREATE_PROCESS \"periodic_hello\" refused with INVALID_CONFIG (rule \
@@ -229,4 +237,11 @@ fn a_refused_create_process_names_the_rule_in_the_run_log() {
     );
     // The unwrap that follows panics; the panic hook reports it through the logger.
     assert!(out.contains("ERROR panic:"), "{out}");
+    // The run report counts the refusal for the partition.
+    let hello = report["partitions"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "hello"))
+        .unwrap_or_else(|| panic!("no report for hello: {out}"));
+    assert!(hello["refused_calls"].as_u64().unwrap() >= 1, "{hello}");
+    assert_eq!(hello["bad_reports"], 0);
 }

@@ -27,7 +27,10 @@ pub(crate) struct OutputCounters {
     pub lines: u64,
     pub bytes: u64,
     pub split_lines: u64,
-    pub reports: u64,
+    /// REPORT_APPLICATION_MESSAGE records.
+    pub application_messages: u64,
+    /// Refused-call records (the rule a refused service call broke).
+    pub refused_calls: u64,
     pub bad_reports: u64,
 }
 
@@ -354,11 +357,14 @@ fn process(sinks: &Sinks, parts: &Partitions, epoch: &AtomicU64, hm: &Hm, s: &mu
                     rec.text()
                 );
                 emit(sinks, parts, s.part, Kind::Stdout, line.as_bytes());
-                parts.targets[s.part]
-                    .counters
-                    .lock()
-                    .expect("counters")
-                    .reports += 1;
+                {
+                    let mut c = parts.targets[s.part].counters.lock().expect("counters");
+                    match rec.body {
+                        Body::ApplicationMessage(_) => c.application_messages += 1,
+                        Body::RefusedCall { .. } => c.refused_calls += 1,
+                        _ => {}
+                    }
+                }
                 if parts.life[s.part].incarnation() == s.incarnation {
                     health_record(sinks, parts, epoch, hm, s.part, &rec);
                 }

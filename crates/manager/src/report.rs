@@ -77,6 +77,9 @@ pub struct PartitionReport {
     pub split_lines: u64,
     /// Application messages (REPORT_APPLICATION_MESSAGE) received.
     pub application_messages: u64,
+    /// Service calls the partition's runtime refused and reported with the rule they broke
+    /// (each also printed in the run log).
+    pub refused_calls: u64,
     /// Records refused at the partition boundary: malformed report records (each also noted
     /// in the module log) and mode requests that are not IDLE, COLD_START or WARM_START.
     pub bad_reports: u64,
@@ -546,6 +549,7 @@ mod tests {
             output_bytes: 0,
             split_lines: 0,
             application_messages: 0,
+            refused_calls: 0,
             bad_reports: 0,
             hm_events: 0,
         }

@@ -377,7 +377,8 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64), root: bool) -> Pa
         output_lines: o.lines,
         output_bytes: o.bytes,
         split_lines: o.split_lines,
-        application_messages: o.reports,
+        application_messages: o.application_messages,
+        refused_calls: o.refused_calls,
         bad_reports: o.bad_reports,
         hm_events: hm.events_of(p.index),
     }
