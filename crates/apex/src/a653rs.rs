@@ -2,18 +2,21 @@
 //! The `a653rs` binding traits (crates.io `a653rs` 0.6, feature `bindings`) implemented over
 //! Partita's runtime, behind this crate's optional feature `a653rs`.
 //!
-//! [`Partita`] is the "hypervisor" type an `a653rs` application names: with it the whole
-//! `a653rs::prelude` (the `Partition` trait and its `StartContext`, `Process`, `Semaphore`,
-//! `Event`, `Buffer`, `Blackboard`, `Mutex`, error-handler and time abstractions) runs on this
-//! runtime, with the same kernel, scheduling and return codes as the C binding. The mapping
-//! and what is not implemented are documented in `docs/a653rs.md`.
+//! [`Partita`] is the "hypervisor" type an `a653rs` application names (in
+//! `#[partition(partita_apex::a653rs::Partita)]` or `impl Partition<Partita>`): with it the
+//! whole `a653rs::prelude` (the `Partition` trait and its `StartContext`, processes, ports,
+//! intra-partition objects, error handler, time, module schedules and memory blocks) runs on
+//! this runtime, with the same kernel, scheduling and return codes as the C binding. The
+//! mapping is documented in `docs/a653rs.md`.
 //!
 //! Conversions at the boundary:
-//! - identifiers: `a653rs` uses `i64` ids, Partita 1-based `u32` ids; an id that does not fit
-//!   is INVALID_PARAM;
+//! - identifiers: `a653rs` uses `i64` ids, Partita 1-based `u32` ids (processes and
+//!   intra-partition objects) and `i32` ids (ports, schedules); an id that does not fit is
+//!   INVALID_PARAM;
 //! - names: `a653rs` names are 32 bytes, ARINC 653 names (and Partita's) 30: a name longer
-//!   than 30 bytes (up to its first NUL) cannot exist here: INVALID_PARAM when creating,
-//!   INVALID_CONFIG when looking up;
+//!   than 30 bytes (up to its first NUL) cannot exist here: INVALID_PARAM when creating an
+//!   intra-partition object, INVALID_CONFIG when creating a port (no configured port has it)
+//!   or looking anything up;
 //! - addresses: `a653rs` types entry points and failed addresses as `extern "C" fn()`, which
 //!   safe code may call. Partita never turns a raw address into such a pointer (a failed
 //!   address is usually a data address): `ErrorStatus::failed_address` is always
