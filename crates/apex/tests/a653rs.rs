@@ -66,11 +66,55 @@ impl Partition<Partita> for App {
         );
         w.start().unwrap();
         r.start().unwrap();
+        standalone_inter_partition(ctx);
     }
 
     fn warm_start(&self, ctx: &mut StartContext<Partita>) {
         self.cold_start(ctx)
     }
+}
+
+/// Without a manager the partition has no configured ports, memory blocks or module
+/// schedules: the port, memory-block and schedule traits answer as the standard says for a
+/// name the configuration lacks. The limits are Partita's.
+fn standalone_inter_partition(ctx: &mut StartContext<Partita>) {
+    use a653rs::bindings::{
+        ApexLimits, ApexMemoryBlockP2, ApexQueuingPortP1, ApexSamplingPortP1, ErrorReturnCode,
+    };
+    use partita_apex::types as abi;
+    check(
+        ctx.create_sampling_port_source(n("nowhere"), 8).err() == Some(Error::InvalidConfig),
+        "CREATE_SAMPLING_PORT(unconfigured) -> InvalidConfig",
+    );
+    check(
+        ctx.create_queuing_port_receiver(n("nowhere"), 8, 4, QueuingDiscipline::Fifo)
+            .err()
+            == Some(Error::InvalidConfig),
+        "CREATE_QUEUING_PORT(unconfigured) -> InvalidConfig",
+    );
+    let name = n("nowhere").into_inner();
+    check(
+        <Partita as ApexSamplingPortP1>::get_sampling_port_id(name)
+            == Err(ErrorReturnCode::InvalidConfig),
+        "GET_SAMPLING_PORT_ID(unknown) -> InvalidConfig",
+    );
+    check(
+        <Partita as ApexQueuingPortP1>::get_queuing_port_id(name)
+            == Err(ErrorReturnCode::InvalidConfig),
+        "GET_QUEUING_PORT_ID(unknown) -> InvalidConfig",
+    );
+    check(
+        <Partita as ApexMemoryBlockP2>::get_memory_block_status(name).err()
+            == Some(ErrorReturnCode::InvalidConfig),
+        "GET_MEMORY_BLOCK_STATUS(unknown) -> InvalidConfig",
+    );
+    check(
+        <Partita as ApexLimits>::SYSTEM_LIMIT_NUMBER_OF_PROCESSES as usize
+            == abi::SYSTEM_LIMIT_NUMBER_OF_PROCESSES
+            && i64::from(<Partita as ApexLimits>::SYSTEM_LIMIT_MESSAGE_SIZE)
+                == i64::from(abi::SYSTEM_LIMIT_MESSAGE_SIZE),
+        "ApexLimits are Partita's",
+    );
 }
 
 extern "C" fn receiver() {
