@@ -46,7 +46,8 @@ impl ApexLogger {
     pub fn install_panic_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            report_line(&format!("ERROR panic: {info}"));
+            // One line: the panic message may span several.
+            report_line(&format!("ERROR panic: {info}").replace('\n', " "));
             previous(info);
         }));
     }
