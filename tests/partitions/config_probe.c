@@ -340,7 +340,7 @@ int main(int argc, char **argv)
             MEMORY_BLOCK_NAME_TYPE n;
             memset(&mb, 0, sizeof mb);
             memset(n, 0, sizeof n);
-            strncpy(n, names[i], sizeof n);
+            memcpy(n, names[i], strlen(names[i]));
             GET_MEMORY_BLOCK_STATUS(n, &mb, &rc);
             /* A READ_WRITE block takes a write and reads it back; its memory starts zeroed. */
             int zero = -1, wrote = -1;
