@@ -8,12 +8,14 @@
 //! | `partita-bench-spinner` | [`switch::spinner_main`] | the bench's bare switching loop |
 //! | `partita-bench-apex-partition` | [`apex::partition_main`] | the manager, in `bench apex` |
 //! | `partita-bench-ports-partition` | [`ports::partition_main`] | the manager, in `bench ports` |
+//! | `partita-bench-overheads-partition` | [`overheads::partition_main`] | the manager, in `bench overheads` |
 //!
 //! Their command lines, the gap log and the result files are defined once, for them and for the
 //! bench, in `partita-bench-protocol`. `partita bench` finds these executables next to its own
 //! (where cargo puts every binary of a workspace build).
 
 pub mod apex;
+pub mod overheads;
 pub mod ports;
 pub mod switch;
 

@@ -5,11 +5,12 @@
 use std::path::Path;
 use std::process::Command;
 
-const BUILT: [&str; 4] = [
+const BUILT: [&str; 5] = [
     env!("CARGO_BIN_EXE_partita-bench-switch-partition"),
     env!("CARGO_BIN_EXE_partita-bench-spinner"),
     env!("CARGO_BIN_EXE_partita-bench-apex-partition"),
     env!("CARGO_BIN_EXE_partita-bench-ports-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-overheads-partition"),
 ];
 
 #[test]

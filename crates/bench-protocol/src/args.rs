@@ -287,6 +287,45 @@ impl PortsPartitionArgs {
     }
 }
 
+/// `partita-bench-overheads-partition PARTITION RESULT SCALE_PERMILLE HYPERPERIODS`: a partition of
+/// `bench overheads` (the seed study's Table III workload).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverheadsPartitionArgs {
+    /// Which of the two (`OFP` or `VSP`).
+    pub partition: crate::overheads::SeedPartition,
+    /// The result file ([`crate::overheads::OverheadsResult`]).
+    pub result: PathBuf,
+    /// Execution times of Table III scaled by this, per mille.
+    pub scale_permille: u32,
+    /// Hyperperiods (80 ms) each task records after its warm-up
+    /// ([`crate::overheads::jobs_to_record`]); the result is written when every task of the
+    /// partition has its jobs.
+    pub hyperperiods: usize,
+}
+
+impl OverheadsPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            word(self.partition),
+            path(&self.result),
+            word(self.scale_permille),
+            word(self.hyperperiods),
+        ]
+    }
+
+    /// Reads [`OverheadsPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(OverheadsPartitionArgs {
+            partition: w.take("partition (OFP or VSP)")?,
+            result: w.take("result file")?,
+            scale_permille: w.take("execution-time scale (per mille)")?,
+            hyperperiods: w.take("hyperperiods")?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +372,15 @@ mod tests {
                 latency_samples: 7,
             };
             assert_eq!(PortsPartitionArgs::parse(&words(p.to_args())), Ok(p));
+        }
+        for partition in crate::overheads::SeedPartition::ALL {
+            let o = OverheadsPartitionArgs {
+                partition,
+                result: "/dev/shm/o.json".into(),
+                scale_permille: 500,
+                hyperperiods: 40,
+            };
+            assert_eq!(OverheadsPartitionArgs::parse(&words(o.to_args())), Ok(o));
         }
     }
 

@@ -20,6 +20,7 @@ mod analysis;
 mod apex;
 mod bare;
 mod executables;
+mod overheads;
 mod ports;
 mod render;
 mod run;
@@ -33,11 +34,18 @@ pub use apex::{
     ServiceFigures,
 };
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
+pub use overheads::{
+    overheads_figures, render_overheads, run_overheads, Distribution, MatchCounts,
+    OverheadsOptions, OverheadsPlan, OverheadsReport, OverheadsSection, Placement, Published,
+    TaskFigures, PUBLISHED,
+};
 pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
 pub use soak::{render_soak, run_soak, write_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
-pub use switch::{run_switch, Check, Machine, PlanInfo, Section, SwitchOptions, SwitchReport};
+pub use switch::{
+    run_switch, Check, Machine, PlanInfo, Provenance, Section, SwitchOptions, SwitchReport,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,6 +151,12 @@ impl PartitionResult for partita_bench_protocol::apex::ApexResult {
     }
 }
 
+impl PartitionResult for partita_bench_protocol::overheads::OverheadsResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
 impl PartitionResult for partita_bench_protocol::ports::PortsResult {
     fn error(&self) -> Option<&str> {
         self.error.as_deref()
@@ -184,6 +198,15 @@ impl Drop for RemoveFile {
     }
 }
 
+/// Removes a directory tree on drop.
+pub(crate) struct RemoveDir(pub PathBuf);
+
+impl Drop for RemoveDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Writes a report as JSON to `path` (creating its directory).
 pub fn write_json(r: &impl serde::Serialize, path: &Path) -> Result<(), BenchError> {
     let io = |e| BenchError::Io {
@@ -204,6 +227,30 @@ pub trait Report: serde::Serialize {
 
     /// The text the command prints.
     fn render(&self) -> String;
+
+    /// Its SVG figures: (file name, text); none for a bench that draws nothing.
+    fn figures(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// Writes `report` into the directory `dir` (created): `<bench>.json`, `<bench>.md` (the
+/// rendered text) and its figures. Returns the files written.
+pub fn write_report_dir<R: Report>(report: &R, dir: &Path) -> Result<Vec<PathBuf>, BenchError> {
+    let json = dir.join(format!("{}.json", R::BENCH));
+    write_json(report, &json)?;
+    let mut files = vec![json];
+    let mut texts = vec![(format!("{}.md", R::BENCH), report.render())];
+    texts.extend(report.figures());
+    for (name, text) in texts {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| BenchError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        files.push(path);
+    }
+    Ok(files)
 }
 
 impl Report for SwitchReport {
@@ -219,6 +266,18 @@ impl Report for ApexReport {
 
     fn render(&self) -> String {
         render_apex(self)
+    }
+}
+
+impl Report for OverheadsReport {
+    const BENCH: &'static str = "overheads";
+
+    fn render(&self) -> String {
+        render_overheads(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        overheads_figures(self)
     }
 }
 

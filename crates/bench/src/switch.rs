@@ -358,7 +358,7 @@ fn run_bare(ctx: &Ctx, mech: Backend, margin: u64, frames: u64) -> Result<Sectio
     })
 }
 
-fn backend_choice(m: Backend) -> BackendChoice {
+pub(crate) fn backend_choice(m: Backend) -> BackendChoice {
     match m {
         Backend::Signals => BackendChoice::Signals,
         Backend::FreezerV1 => BackendChoice::FreezerV1,
@@ -440,6 +440,35 @@ fn run_partita(
         cpuacct_overrun_max_ns: report.partitions.iter().map(|p| p.overrun.max).max(),
         notes,
     })
+}
+
+/// Where and when a report's figures were taken (flattened into its JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    /// Unix time of the start, s.
+    pub started_unix: u64,
+    /// Machine.
+    pub machine: Machine,
+    /// `git rev-parse HEAD`, or `unknown`.
+    pub git_revision: String,
+    /// Whether the work tree had uncommitted changes to tracked files.
+    pub git_dirty: Option<bool>,
+}
+
+impl Provenance {
+    /// Now, on this machine, in the current directory's work tree.
+    pub(crate) fn now() -> Provenance {
+        Provenance {
+            started_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            machine: machine(),
+            git_revision: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into()),
+            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
+                .map(|s| !s.is_empty()),
+        }
+    }
 }
 
 /// Facts about this machine for the reports.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `partita bench switch|apex|ports`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
+//! `partita bench switch|apex|ports|overheads`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
 //! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
 
 use crate::exit::ExitStatus;
@@ -49,6 +49,35 @@ pub fn apex(opts: &partita_bench::ApexOptions, json: Option<PathBuf>) -> ExitSta
 /// `partita bench ports`.
 pub fn ports(opts: &partita_bench::PortsOptions, json: Option<PathBuf>) -> ExitStatus {
     report(json, |stop, p| partita_bench::run_ports(opts, stop, p))
+}
+
+/// `partita bench overheads`: prints the Markdown tables and writes them, the JSON figures and
+/// the CDF plots into `out` (default: bench-results/overheads-<timestamp>).
+pub fn overheads(opts: &partita_bench::OverheadsOptions, out: Option<PathBuf>) -> ExitStatus {
+    let report = match partita_bench::with_stop_signals(|stop| {
+        partita_bench::run_overheads(opts, stop, progress)
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("partita bench overheads: {e}");
+            return ExitStatus::CannotRun;
+        }
+    };
+    print!("{}", report.render());
+    let dir =
+        out.unwrap_or_else(|| partita_bench::default_json_path("overheads").with_extension(""));
+    match partita_bench::write_report_dir(&report, &dir) {
+        Ok(files) => {
+            for f in files {
+                println!("wrote {}", f.display());
+            }
+            ExitStatus::Success
+        }
+        Err(e) => {
+            eprintln!("partita bench overheads: {e}");
+            ExitStatus::FileError
+        }
+    }
 }
 
 /// `partita bench soak`: runs, writes `soak.json` and `soak.md`, prints the summary. The run

@@ -178,15 +178,6 @@ use bare::run_bare;
 // Bench side
 // ---------------------------------------------------------------------------------------------
 
-/// Removes a directory tree on drop.
-struct RemoveDir(PathBuf);
-
-impl Drop for RemoveDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs the partition executable `exe`; returns its results, the backend used and notes.
 fn run_partition(
     exe: PathBuf,
@@ -203,7 +194,7 @@ fn run_partition(
     let result = crate::RemoveFile(PathBuf::from(format!(
         "/dev/shm/partita-bench-apex-{tag}.json"
     )));
-    let logs = RemoveDir(std::env::temp_dir().join(format!("partita-bench-apex-{tag}")));
+    let logs = crate::RemoveDir(std::env::temp_dir().join(format!("partita-bench-apex-{tag}")));
     let frame = FramePlan {
         major_frame: MAJOR_FRAME_NS,
         windows: vec![Window {
