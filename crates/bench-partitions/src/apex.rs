@@ -27,16 +27,27 @@ const REPORT_PAUSE: Duration = Duration::from_millis(2);
 
 /// Which samples are kept: both ends inside the same window, away from its edges.
 #[derive(Debug, Clone, Copy)]
-struct Guard {
+pub(crate) struct Guard {
     /// `CLOCK_MONOTONIC` instant of APEX time 0 (the first major frame's start).
-    epoch: i64,
-    frame: i64,
-    lo: i64,
-    hi: i64,
+    pub epoch: i64,
+    pub frame: i64,
+    pub lo: i64,
+    pub hi: i64,
 }
 
 impl Guard {
-    fn ok(&self, t0: i64, t1: i64) -> bool {
+    /// The guard of a partition whose window starts every frame at offset 0 (`args`); the
+    /// runtime gives APEX time 0.
+    pub(crate) fn of(args: &ApexPartitionArgs, rt: &partita_apex::runtime::Runtime) -> Guard {
+        Guard {
+            epoch: now() - rt.now(),
+            frame: args.major_frame_ns,
+            lo: args.edge_guard_ns,
+            hi: args.window_ns - args.spin_margin_ns - args.edge_guard_ns,
+        }
+    }
+
+    pub(crate) fn ok(&self, t0: i64, t1: i64) -> bool {
         let (a, b) = (t0 - self.epoch, t1 - self.epoch);
         a >= 0
             && a / self.frame == b / self.frame
@@ -247,14 +258,7 @@ fn set_up(args: &ApexPartitionArgs) -> Result<(), PartitionError> {
             .control()
             .map(|c| c.park_lowering.load(Ordering::Acquire) != 0),
     };
-    // APEX time 0 on the monotonic clock.
-    let epoch = now() - rt.now();
-    let g = Guard {
-        epoch,
-        frame: args.major_frame_ns,
-        lo: args.edge_guard_ns,
-        hi: args.window_ns - args.spin_margin_ns - args.edge_guard_ns,
-    };
+    let g = Guard::of(args, rt);
     let sh = Arc::new(Shared {
         phase: AtomicU32::new(PH_SEM),
         t0: AtomicI64::new(0),

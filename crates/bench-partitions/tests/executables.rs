@@ -5,12 +5,13 @@
 use std::path::Path;
 use std::process::Command;
 
-const BUILT: [&str; 5] = [
+const BUILT: [&str; 6] = [
     env!("CARGO_BIN_EXE_partita-bench-switch-partition"),
     env!("CARGO_BIN_EXE_partita-bench-spinner"),
     env!("CARGO_BIN_EXE_partita-bench-apex-partition"),
     env!("CARGO_BIN_EXE_partita-bench-ports-partition"),
     env!("CARGO_BIN_EXE_partita-bench-overheads-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-sfp-partition"),
 ];
 
 #[test]

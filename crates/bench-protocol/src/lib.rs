@@ -21,6 +21,7 @@ pub mod args;
 pub mod gap_log;
 pub mod overheads;
 pub mod ports;
+pub mod sfp;
 mod stats;
 
 pub use stats::Figures;
@@ -38,13 +39,16 @@ pub const APEX_PARTITION: &str = "partita-bench-apex-partition";
 pub const PORTS_PARTITION: &str = "partita-bench-ports-partition";
 /// The two partitions of `partita bench overheads`.
 pub const OVERHEADS_PARTITION: &str = "partita-bench-overheads-partition";
+/// The partition of `partita bench sfp`.
+pub const SFP_PARTITION: &str = "partita-bench-sfp-partition";
 /// Every benchmark executable.
-pub const EXECUTABLES: [&str; 5] = [
+pub const EXECUTABLES: [&str; 6] = [
     SWITCH_PARTITION,
     SPINNER,
     APEX_PARTITION,
     PORTS_PARTITION,
     OVERHEADS_PARTITION,
+    SFP_PARTITION,
 ];
 
 /// Writes `value` as JSON to `path` through a temporary file renamed into place, so that the

@@ -24,6 +24,7 @@ mod overheads;
 mod ports;
 mod render;
 mod run;
+mod sfp;
 mod soak;
 mod stats;
 mod switch;
@@ -41,6 +42,10 @@ pub use overheads::{
 };
 pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
+pub use sfp::{
+    render_sfp, run_sfp, SfpFigures, SfpOptions, SfpPublished, SfpReport, SfpRowFigures,
+    SFP_PUBLISHED,
+};
 pub use soak::{render_soak, run_soak, write_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
 pub use switch::{
@@ -152,6 +157,12 @@ impl PartitionResult for partita_bench_protocol::apex::ApexResult {
 }
 
 impl PartitionResult for partita_bench_protocol::overheads::OverheadsResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+impl PartitionResult for partita_bench_protocol::sfp::SfpResult {
     fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -278,6 +289,14 @@ impl Report for OverheadsReport {
 
     fn figures(&self) -> Vec<(String, String)> {
         overheads_figures(self)
+    }
+}
+
+impl Report for SfpReport {
+    const BENCH: &'static str = "sfp";
+
+    fn render(&self) -> String {
+        render_sfp(self)
     }
 }
 

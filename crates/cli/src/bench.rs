@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `partita bench switch|apex|ports|overheads`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
+//! `partita bench switch|apex|ports|overheads|sfp`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
 //! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
 
 use crate::exit::ExitStatus;
@@ -51,21 +51,21 @@ pub fn ports(opts: &partita_bench::PortsOptions, json: Option<PathBuf>) -> ExitS
     report(json, |stop, p| partita_bench::run_ports(opts, stop, p))
 }
 
-/// `partita bench overheads`: prints the Markdown tables and writes them, the JSON figures and
-/// the CDF plots into `out` (default: bench-results/overheads-<timestamp>).
-pub fn overheads(opts: &partita_bench::OverheadsOptions, out: Option<PathBuf>) -> ExitStatus {
-    let report = match partita_bench::with_stop_signals(|stop| {
-        partita_bench::run_overheads(opts, stop, progress)
-    }) {
+/// Runs `bench`, prints its Markdown tables and writes them, its JSON figures and its plots
+/// into `out` (default: bench-results/<bench>-<timestamp>).
+fn report_to_dir<R: Report>(
+    out: Option<PathBuf>,
+    bench: impl FnOnce(Arc<AtomicBool>, fn(&str)) -> Result<R, BenchError>,
+) -> ExitStatus {
+    let report = match partita_bench::with_stop_signals(|stop| bench(stop, progress)) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("partita bench overheads: {e}");
+            eprintln!("partita bench {}: {e}", R::BENCH);
             return ExitStatus::CannotRun;
         }
     };
     print!("{}", report.render());
-    let dir =
-        out.unwrap_or_else(|| partita_bench::default_json_path("overheads").with_extension(""));
+    let dir = out.unwrap_or_else(|| partita_bench::default_json_path(R::BENCH).with_extension(""));
     match partita_bench::write_report_dir(&report, &dir) {
         Ok(files) => {
             for f in files {
@@ -74,10 +74,20 @@ pub fn overheads(opts: &partita_bench::OverheadsOptions, out: Option<PathBuf>) -
             ExitStatus::Success
         }
         Err(e) => {
-            eprintln!("partita bench overheads: {e}");
+            eprintln!("partita bench {}: {e}", R::BENCH);
             ExitStatus::FileError
         }
     }
+}
+
+/// `partita bench overheads`.
+pub fn overheads(opts: &partita_bench::OverheadsOptions, out: Option<PathBuf>) -> ExitStatus {
+    report_to_dir(out, |stop, p| partita_bench::run_overheads(opts, stop, p))
+}
+
+/// `partita bench sfp`.
+pub fn sfp(opts: &partita_bench::SfpOptions, out: Option<PathBuf>) -> ExitStatus {
+    report_to_dir(out, |stop, p| partita_bench::run_sfp(opts, stop, p))
 }
 
 /// `partita bench soak`: runs, writes `soak.json` and `soak.md`, prints the summary. The run

@@ -143,7 +143,7 @@ enum Cmd {
     /// List the configuration validation rules.
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
-    /// `partita bench ports`, `partita bench overheads`.
+    /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -258,6 +258,17 @@ enum BenchCmd {
         /// needs 100 % of a core).
         #[arg(long, default_value_t = 0.8, value_parser = parse_scale)]
         scale: f64,
+    },
+    /// SFPBench's grey-box tests, APEX calls and applications (its Tables 2 to 4, our own
+    /// implementations), beside its published values (root; includes a `bench apex` run;
+    /// about 20 s, `--quick` a few seconds).
+    Sfp {
+        /// Short run: 1,000 runs per test instead of 10,000 (and `bench apex --quick`).
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for sfp.json and sfp.md (default: bench-results/sfp-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Long run of a module (default: the flagship) sampling memory and descriptors of the
     /// manager and its partitions, with missed boundaries and window-start drift
@@ -515,6 +526,9 @@ fn main() -> ExitCode {
             }
             bench::overheads(&o, out)
         }
+        Cmd::Bench {
+            what: BenchCmd::Sfp { quick, out },
+        } => bench::sfp(&partita_bench::SfpOptions { quick }, out),
         Cmd::Bench {
             what:
                 BenchCmd::Soak {
