@@ -10,7 +10,7 @@ use partita_bench_protocol::args::OverheadsPartitionArgs;
 use partita_bench_protocol::overheads::{
     jobs_to_record, scaled_execution_ns, tasks_of, JobRecord, OverheadsResult, WARMUP_JOBS,
 };
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Stack of every process.
@@ -44,6 +44,8 @@ struct Record {
     written: AtomicBool,
     /// Errors of the processes.
     errors: Mutex<Vec<String>>,
+    /// `CLOCK_MONOTONIC` when the partition was about to enter NORMAL.
+    ready: AtomicU64,
 }
 
 /// A partition of `bench overheads` ([`OverheadsPartitionArgs`]), run by the partition
@@ -67,6 +69,18 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
 
 fn set_up(args: &OverheadsPartitionArgs) -> Result<(), PartitionError> {
     let rt = crate::runtime()?;
+    if args.hyperperiods == 0 {
+        // A start-up probe: the instant it is ready is the whole result.
+        let r = OverheadsResult {
+            ready_monotonic_ns: Some(partita_sys::time::monotonic_ns()),
+            ..OverheadsResult::default()
+        };
+        if let Err(e) = partita_bench_protocol::write_result(&args.result, &r) {
+            eprintln!("{}: {e}", args.result.display());
+        }
+        return apex::partition::set_partition_mode(OperatingMode::Normal)
+            .map_err(PartitionError::apex("SET_PARTITION_MODE"));
+    }
     let tasks: Vec<_> = tasks_of(args.partition).collect();
     let record = Arc::new(Record {
         jobs: tasks
@@ -80,6 +94,7 @@ fn set_up(args: &OverheadsPartitionArgs) -> Result<(), PartitionError> {
         complete: AtomicUsize::new(0),
         written: AtomicBool::new(false),
         errors: Mutex::new(Vec::new()),
+        ready: AtomicU64::new(0),
     });
     let mut pids = Vec::new();
     for (k, &(index, task)) in tasks.iter().enumerate() {
@@ -135,9 +150,30 @@ fn set_up(args: &OverheadsPartitionArgs) -> Result<(), PartitionError> {
         .map_err(PartitionError::apex("CREATE_PROCESS"))?;
         pids.push(pid);
     }
+    let period = apex::partition::get_partition_status()
+        .map_err(PartitionError::apex("GET_PARTITION_STATUS"))?
+        .period;
+    for k in 0..args.extra_processes {
+        let attrs = apex::process::ProcessAttributes {
+            name: apex::name(&format!("extra-{k}")),
+            entry: 0,
+            stack_size: STACK,
+            base_priority: 1,
+            period,
+            time_capacity: period,
+            deadline: apex::process::DeadlineType::Soft,
+        };
+        let pid =
+            apex::process::create_process(&attrs, || while apex::time::periodic_wait().is_ok() {})
+                .map_err(PartitionError::apex("CREATE_PROCESS (extra)"))?;
+        pids.push(pid);
+    }
     for pid in pids {
         apex::process::start(pid).map_err(PartitionError::apex("START"))?;
     }
+    record
+        .ready
+        .store(partita_sys::time::monotonic_ns(), Ordering::Release);
     apex::partition::set_partition_mode(OperatingMode::Normal)
         .map_err(PartitionError::apex("SET_PARTITION_MODE"))
 }
@@ -163,7 +199,10 @@ impl Record {
         };
         if now_complete && self.complete.fetch_add(1, Ordering::AcqRel) + 1 == self.jobs.len() {
             self.written.store(true, Ordering::Release);
-            let mut out = OverheadsResult::default();
+            let mut out = OverheadsResult {
+                ready_monotonic_ns: Some(self.ready.load(Ordering::Acquire)),
+                ..OverheadsResult::default()
+            };
             for m in &self.jobs {
                 let v = m.lock().unwrap_or_else(|p| p.into_inner());
                 out.jobs.extend(v.iter().skip(WARMUP_JOBS).copied());

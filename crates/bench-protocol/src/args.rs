@@ -287,8 +287,8 @@ impl PortsPartitionArgs {
     }
 }
 
-/// `partita-bench-overheads-partition PARTITION RESULT SCALE_PERMILLE HYPERPERIODS`: a partition of
-/// `bench overheads` (the seed study's Table III workload).
+/// `partita-bench-overheads-partition PARTITION RESULT SCALE_PERMILLE HYPERPERIODS EXTRA`: a
+/// partition of `bench overheads` and `bench scaling` (the seed study's Table III workload).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverheadsPartitionArgs {
     /// Which of the two (`OFP` or `VSP`).
@@ -299,8 +299,12 @@ pub struct OverheadsPartitionArgs {
     pub scale_permille: u32,
     /// Hyperperiods (80 ms) each task records after its warm-up
     /// ([`crate::overheads::jobs_to_record`]); the result is written when every task of the
-    /// partition has its jobs.
+    /// partition has its jobs. 0: a start-up probe (no process: it writes the result, with
+    /// the instant it got there, and enters NORMAL).
     pub hyperperiods: usize,
+    /// Extra periodic processes (lowest priority, the partition's period, no work) beside the
+    /// partition's tasks: the partition switch against the number of processes.
+    pub extra_processes: u32,
 }
 
 impl OverheadsPartitionArgs {
@@ -311,6 +315,7 @@ impl OverheadsPartitionArgs {
             path(&self.result),
             word(self.scale_permille),
             word(self.hyperperiods),
+            word(self.extra_processes),
         ]
     }
 
@@ -322,6 +327,7 @@ impl OverheadsPartitionArgs {
             result: w.take("result file")?,
             scale_permille: w.take("execution-time scale (per mille)")?,
             hyperperiods: w.take("hyperperiods")?,
+            extra_processes: w.take("extra processes")?,
         })
     }
 }
@@ -379,6 +385,7 @@ mod tests {
                 result: "/dev/shm/o.json".into(),
                 scale_permille: 500,
                 hyperperiods: 40,
+                extra_processes: 12,
             };
             assert_eq!(OverheadsPartitionArgs::parse(&words(o.to_args())), Ok(o));
         }

@@ -142,6 +142,9 @@ pub struct OverheadsResult {
     pub error: Option<String>,
     /// Jobs of every task of the partition, after the warm-up.
     pub jobs: Vec<JobRecord>,
+    /// `CLOCK_MONOTONIC` when the partition had created its processes and was about to enter
+    /// NORMAL, ns.
+    pub ready_monotonic_ns: Option<u64>,
     /// Errors and remarks.
     pub notes: Vec<String>,
 }

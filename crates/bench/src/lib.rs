@@ -24,6 +24,7 @@ mod overheads;
 mod ports;
 mod render;
 mod run;
+mod scaling;
 mod sfp;
 mod soak;
 mod stats;
@@ -42,6 +43,10 @@ pub use overheads::{
 };
 pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
+pub use scaling::{
+    render_scaling, run_scaling, scaling_figures, ScalingOptions, ScalingReport, StartupPoint,
+    SwitchPoint,
+};
 pub use sfp::{
     render_sfp, run_sfp, SfpFigures, SfpOptions, SfpPublished, SfpReport, SfpRowFigures,
     SFP_PUBLISHED,
@@ -289,6 +294,18 @@ impl Report for OverheadsReport {
 
     fn figures(&self) -> Vec<(String, String)> {
         overheads_figures(self)
+    }
+}
+
+impl Report for ScalingReport {
+    const BENCH: &'static str = "scaling";
+
+    fn render(&self) -> String {
+        render_scaling(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        scaling_figures(self)
     }
 }
 

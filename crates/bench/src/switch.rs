@@ -456,6 +456,26 @@ pub struct Provenance {
 }
 
 impl Provenance {
+    /// The Markdown heading of a report: `# title`, then a line saying where and with what
+    /// it ran.
+    pub(crate) fn heading(&self, title: &str, quick: bool, configuration_hash: &str) -> String {
+        let m = &self.machine;
+        format!(
+            "# {title}{}\n\n{} ({} cores), Linux {}, clocksource {}, revision {}{}, configuration {configuration_hash}.\n\n",
+            if quick { " (quick)" } else { "" },
+            m.cpu_model,
+            m.cores,
+            m.kernel,
+            m.clocksource,
+            self.git_revision,
+            if self.git_dirty == Some(true) {
+                " + local changes"
+            } else {
+                ""
+            }
+        )
+    }
+
     /// Now, on this machine, in the current directory's work tree.
     pub(crate) fn now() -> Provenance {
         Provenance {

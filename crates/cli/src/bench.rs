@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `partita bench switch|apex|ports|overheads|sfp`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
+//! `partita bench switch|apex|ports|overheads|sfp|scaling`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
 //! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
 
 use crate::exit::ExitStatus;
@@ -83,6 +83,11 @@ fn report_to_dir<R: Report>(
 /// `partita bench overheads`.
 pub fn overheads(opts: &partita_bench::OverheadsOptions, out: Option<PathBuf>) -> ExitStatus {
     report_to_dir(out, |stop, p| partita_bench::run_overheads(opts, stop, p))
+}
+
+/// `partita bench scaling`.
+pub fn scaling(opts: &partita_bench::ScalingOptions, out: Option<PathBuf>) -> ExitStatus {
+    report_to_dir(out, |stop, p| partita_bench::run_scaling(opts, stop, p))
 }
 
 /// `partita bench sfp`.

@@ -143,7 +143,8 @@ enum Cmd {
     /// List the configuration validation rules.
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
-    /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`.
+    /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
+    /// scaling`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -269,6 +270,21 @@ enum BenchCmd {
         /// Output directory for sfp.json and sfp.md (default: bench-results/sfp-<timestamp>).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// The partition-switch overhead against processes per partition and the start-up time
+    /// against the number of partitions, per backend (the seed study's Figures 6, 7 and 20;
+    /// root; about 2 minutes, `--quick` about 40 s).
+    Scaling {
+        /// Fewer points and samples.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for scaling.json, scaling.md and the curves (default:
+        /// bench-results/scaling-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
+        #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
+        backends: Option<Vec<Backend>>,
     },
     /// Long run of a module (default: the flagship) sampling memory and descriptors of the
     /// manager and its partitions, with missed boundaries and window-start drift
@@ -529,6 +545,23 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Sfp { quick, out },
         } => bench::sfp(&partita_bench::SfpOptions { quick }, out),
+        Cmd::Bench {
+            what:
+                BenchCmd::Scaling {
+                    quick,
+                    out,
+                    backends,
+                },
+        } => {
+            let mut o = partita_bench::ScalingOptions {
+                quick,
+                ..Default::default()
+            };
+            if let Some(b) = backends {
+                o.backends = b;
+            }
+            bench::scaling(&o, out)
+        }
         Cmd::Bench {
             what:
                 BenchCmd::Soak {

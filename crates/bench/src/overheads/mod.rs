@@ -224,7 +224,11 @@ fn frame_plan(core: u32) -> FramePlan {
     }
 }
 
-fn plan_info(core: u32, scheduler_core: Option<u32>, opts: &OverheadsOptions) -> OverheadsPlan {
+pub(crate) fn plan_info(
+    core: u32,
+    scheduler_core: Option<u32>,
+    opts: &OverheadsOptions,
+) -> OverheadsPlan {
     let fp = frame_plan(core);
     OverheadsPlan {
         core,
@@ -294,7 +298,7 @@ pub fn run_overheads(
                     .ok_or("one online core: no core of its own for the scheduler"),
             };
             let section = match sched {
-                Ok(sched) => match run_one(&plan, &exe, backend, placement, sched, &stop) {
+                Ok(sched) => match run_one(&plan, &exe, backend, placement, sched, None, &stop) {
                     Ok(s) => s,
                     Err(BenchError::Interrupted) => return Err(BenchError::Interrupted),
                     Err(e) => skipped(backend, placement, e.to_string()),
@@ -334,7 +338,7 @@ pub fn run_overheads(
     })
 }
 
-fn skipped(backend: Backend, placement: Placement, why: String) -> OverheadsSection {
+pub(crate) fn skipped(backend: Backend, placement: Placement, why: String) -> OverheadsSection {
     OverheadsSection {
         backend,
         placement,
@@ -353,13 +357,15 @@ fn skipped(backend: Backend, placement: Placement, why: String) -> OverheadsSect
     }
 }
 
-/// Runs the module once and works out the figures.
-fn run_one(
+/// Runs the module once and works out the figures; `processes`: every partition has this
+/// many processes (its tasks and extra ones), instead of its tasks alone.
+pub(crate) fn run_one(
     plan: &OverheadsPlan,
     exe: &std::path::Path,
     backend: Backend,
     placement: Placement,
     scheduler_core: Option<u32>,
+    processes: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<OverheadsSection, BenchError> {
     let tag = format!(
@@ -379,15 +385,19 @@ fn run_one(
         crate::RemoveDir(std::env::temp_dir().join(format!("partita-bench-overheads-{tag}")));
     let mut builder = PlanBuilder::new("bench-overheads", frame_plan(plan.core));
     for p in SeedPartition::ALL {
+        let tasks = partita_bench_protocol::overheads::tasks_of(p).count() as u32;
+        let extra = processes.map_or(0, |n| n.saturating_sub(tasks));
         builder = builder.partition(CompiledPartition {
             args: OverheadsPartitionArgs {
                 partition: p,
                 result: results[p.index()].0.clone(),
                 scale_permille: plan.scale_permille,
                 hyperperiods: plan.hyperperiods,
+                extra_processes: extra,
             }
             .to_args(),
             cores: vec![plan.core],
+            max_processes: (extra > 0).then_some(tasks + extra + 1),
             ..CompiledPartition::new(p.index() as u32 + 1, p.name(), exe.to_path_buf())
         });
     }

@@ -80,29 +80,12 @@ fn seed_rows(
 
 /// Renders the report as Markdown.
 pub fn render_overheads(r: &OverheadsReport) -> String {
-    let mut s = String::new();
-    let m = &r.provenance.machine;
+    let mut s = r.provenance.heading(
+        "Release overheads: the seed study's workload",
+        r.quick,
+        &r.configuration_hash,
+    );
     let p = &r.plan;
-    let _ = writeln!(
-        s,
-        "# Release overheads: the seed study's workload{}\n",
-        if r.quick { " (quick)" } else { "" }
-    );
-    let _ = writeln!(
-        s,
-        "{} ({} cores), Linux {}, clocksource {}, revision {}{}, configuration {}.\n",
-        m.cpu_model,
-        m.cores,
-        m.kernel,
-        m.clocksource,
-        r.provenance.git_revision,
-        if r.provenance.git_dirty == Some(true) {
-            " + local changes"
-        } else {
-            ""
-        },
-        r.configuration_hash
-    );
     let _ = writeln!(
         s,
         "Table III's tasks (execution times x {:.2}) in OFP [0, 11) ms and VSP [11, 19) ms of every 20 ms minor frame (major frame {} ms) on core {}; {} hyperperiods per run; spin margin {} us. Shared core: the scheduler thread on core {}; own core: on core {}. Figures in us; the seed's are from Han and Jin 2013 (Tables V and VIII), whose execution time is the real flight program's GnC, not a 2 ms budget: its `e` and `R` do not compare with ours.\n",

@@ -306,23 +306,15 @@ pub fn run_sfp(
 /// Renders the report as Markdown: Tables 2, 3 and 4 with SFPBench's values beside ours.
 pub fn render_sfp(r: &SfpReport) -> String {
     use std::fmt::Write;
-    let mut s = String::new();
-    let m = &r.provenance.machine;
-    let _ = writeln!(
-        s,
-        "# SFPBench's tests on Partita{}\n",
-        if r.quick { " (quick)" } else { "" }
+    let mut s = r.provenance.heading(
+        "SFPBench's tests on Partita",
+        r.quick,
+        &r.configuration_hash,
     );
     let _ = writeln!(
         s,
-        "{} ({} cores), Linux {}, backend {}, revision {}, configuration {}; {} runs per test. Figures in us: best case (BCET), worst case (WCET), average and standard deviation, ours then SFPBench's (an ARINC 653 RTOS on a 1.2 GHz PowerPC e500 board; its application data sets are not published, so those rows compare in kind only).\n",
-        m.cpu_model,
-        m.cores,
-        m.kernel,
-        r.backend,
-        r.provenance.git_revision,
-        r.configuration_hash,
-        r.runs
+        "Backend {}; {} runs per test. Figures in us: best case (BCET), worst case (WCET), average and standard deviation, ours then SFPBench's (an ARINC 653 RTOS on a 1.2 GHz PowerPC e500 board; its application data sets are not published, so those rows compare in kind only).\n",
+        r.backend, r.runs
     );
     let us = |v: f64| format!("{:.2}", v / 1e3);
     for (table, title) in [
