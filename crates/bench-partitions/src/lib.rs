@@ -10,6 +10,7 @@
 //! | `partita-bench-ports-partition` | [`ports::partition_main`] | the manager, in `bench ports` |
 //! | `partita-bench-overheads-partition` | [`overheads::partition_main`] | the manager, in `bench overheads` |
 //! | `partita-bench-sfp-partition` | [`sfp::partition_main`] | the manager, in `bench sfp` |
+//! | `partita-bench-slots-partition` | [`slots::partition_main`] | the manager, in `bench slots` |
 //!
 //! Their command lines, the gap log and the result files are defined once, for them and for the
 //! bench, in `partita-bench-protocol`. `partita bench` finds these executables next to its own
@@ -19,6 +20,7 @@ pub mod apex;
 pub mod overheads;
 pub mod ports;
 pub mod sfp;
+pub mod slots;
 pub mod switch;
 
 use partita_apex::core::ReturnCode;

@@ -332,6 +332,47 @@ impl OverheadsPartitionArgs {
     }
 }
 
+/// `partita-bench-slots-partition RESULT FRAME_NS OFFSET_NS WINDOW_NS WINDOWS`: a counting
+/// partition of `bench slots`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotsPartitionArgs {
+    /// The result file ([`crate::slots::SlotsResult`]).
+    pub result: PathBuf,
+    /// Major frame, ns.
+    pub major_frame_ns: i64,
+    /// The partition's window: offset and duration, ns.
+    pub offset_ns: i64,
+    /// See `offset_ns`.
+    pub window_ns: i64,
+    /// Windows counted (from the first frame of the run) before the result is written.
+    pub windows: usize,
+}
+
+impl SlotsPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            path(&self.result),
+            word(self.major_frame_ns),
+            word(self.offset_ns),
+            word(self.window_ns),
+            word(self.windows),
+        ]
+    }
+
+    /// Reads [`SlotsPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(SlotsPartitionArgs {
+            result: w.take("result file")?,
+            major_frame_ns: w.take("major frame")?,
+            offset_ns: w.take("window offset")?,
+            window_ns: w.take("window")?,
+            windows: w.take("windows")?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +430,14 @@ mod tests {
             };
             assert_eq!(OverheadsPartitionArgs::parse(&words(o.to_args())), Ok(o));
         }
+        let sl = SlotsPartitionArgs {
+            result: "/dev/shm/s.json".into(),
+            major_frame_ns: 3_158_000_000,
+            offset_ns: 1_000_000_000,
+            window_ns: 1_000_000_000,
+            windows: 5,
+        };
+        assert_eq!(SlotsPartitionArgs::parse(&words(sl.to_args())), Ok(sl));
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod gap_log;
 pub mod overheads;
 pub mod ports;
 pub mod sfp;
+pub mod slots;
 mod stats;
 
 pub use stats::Figures;
@@ -41,14 +42,17 @@ pub const PORTS_PARTITION: &str = "partita-bench-ports-partition";
 pub const OVERHEADS_PARTITION: &str = "partita-bench-overheads-partition";
 /// The partition of `partita bench sfp`.
 pub const SFP_PARTITION: &str = "partita-bench-sfp-partition";
+/// The counting partitions of `partita bench slots`.
+pub const SLOTS_PARTITION: &str = "partita-bench-slots-partition";
 /// Every benchmark executable.
-pub const EXECUTABLES: [&str; 6] = [
+pub const EXECUTABLES: [&str; 7] = [
     SWITCH_PARTITION,
     SPINNER,
     APEX_PARTITION,
     PORTS_PARTITION,
     OVERHEADS_PARTITION,
     SFP_PARTITION,
+    SLOTS_PARTITION,
 ];
 
 /// Writes `value` as JSON to `path` through a temporary file renamed into place, so that the

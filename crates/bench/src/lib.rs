@@ -26,6 +26,7 @@ mod render;
 mod run;
 mod scaling;
 mod sfp;
+mod slots;
 mod soak;
 mod stats;
 mod switch;
@@ -50,6 +51,9 @@ pub use scaling::{
 pub use sfp::{
     render_sfp, run_sfp, SfpFigures, SfpOptions, SfpPublished, SfpReport, SfpRowFigures,
     SFP_PUBLISHED,
+};
+pub use slots::{
+    render_slots, run_slots, slots_figures, SlotPoint, SlotsOptions, SlotsReport, XTRATUM_TABLE_4,
 };
 pub use soak::{render_soak, run_soak, write_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
@@ -168,6 +172,12 @@ impl PartitionResult for partita_bench_protocol::overheads::OverheadsResult {
 }
 
 impl PartitionResult for partita_bench_protocol::sfp::SfpResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+impl PartitionResult for partita_bench_protocol::slots::SlotsResult {
     fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -306,6 +316,18 @@ impl Report for ScalingReport {
 
     fn figures(&self) -> Vec<(String, String)> {
         scaling_figures(self)
+    }
+}
+
+impl Report for SlotsReport {
+    const BENCH: &'static str = "slots";
+
+    fn render(&self) -> String {
+        render_slots(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        slots_figures(self)
     }
 }
 

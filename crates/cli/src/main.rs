@@ -144,7 +144,7 @@ enum Cmd {
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
-    /// scaling`.
+    /// scaling`, `partita bench slots`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -285,6 +285,18 @@ enum BenchCmd {
         /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
         #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
         backends: Option<Vec<Backend>>,
+    },
+    /// A compute partition's performance loss against its window length (1000 ... 1 ms),
+    /// measured and modelled, beside XtratuM's Table 4 (root; about 90 s, `--quick` about
+    /// 20 s).
+    Slots {
+        /// Window lengths 200, 50, 10, 5, 1 ms, 1 s counted per length.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for slots.json, slots.md and the curve (default:
+        /// bench-results/slots-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Long run of a module (default: the flagship) sampling memory and descriptors of the
     /// manager and its partitions, with missed boundaries and window-start drift
@@ -545,6 +557,9 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Sfp { quick, out },
         } => bench::sfp(&partita_bench::SfpOptions { quick }, out),
+        Cmd::Bench {
+            what: BenchCmd::Slots { quick, out },
+        } => bench::slots(&partita_bench::SlotsOptions { quick }, out),
         Cmd::Bench {
             what:
                 BenchCmd::Scaling {
