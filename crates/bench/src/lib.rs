@@ -58,7 +58,8 @@ pub use slots::{
 pub use soak::{render_soak, run_soak, write_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
 pub use switch::{
-    run_switch, Check, Machine, PlanInfo, Provenance, Section, SwitchOptions, SwitchReport,
+    run_switch, Check, Machine, PlanInfo, Provenance, ReportHead, Section, SwitchOptions,
+    SwitchReport,
 };
 
 use std::path::{Path, PathBuf};
@@ -222,6 +223,27 @@ impl Drop for RemoveFile {
         let _ = std::fs::remove_file(&self.0);
         let _ = std::fs::remove_file(self.0.with_extension("tmp"));
     }
+}
+
+/// A tag unique to this process and instant, for the files and directories of one run.
+pub(crate) fn run_tag() -> String {
+    format!(
+        "{}-{}",
+        partita_sys::sched::getpid(),
+        partita_sys::time::monotonic_ns()
+    )
+}
+
+/// `n` result files of one run of `bench` under `/dev/shm`, named `...-<tag>-<i>.json`,
+/// removed on drop.
+pub(crate) fn result_files(bench: &str, tag: &str, n: usize) -> Vec<RemoveFile> {
+    (0..n)
+        .map(|i| {
+            RemoveFile(PathBuf::from(format!(
+                "/dev/shm/partita-bench-{bench}-{tag}-{i}.json"
+            )))
+        })
+        .collect()
 }
 
 /// Removes a directory tree on drop.

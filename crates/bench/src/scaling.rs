@@ -15,7 +15,7 @@ use crate::overheads::{
     Placement,
 };
 use crate::run::run_until;
-use crate::switch::{backend_choice, Provenance};
+use crate::switch::{backend_choice, Provenance, ReportHead};
 use crate::BenchError;
 use partita_bench_protocol::args::OverheadsPartitionArgs;
 use partita_bench_protocol::overheads::{OverheadsResult, SeedPartition};
@@ -23,7 +23,6 @@ use partita_config::{CompiledPartition, PlanBuilder};
 use partita_manager::{Backend, RunOptions};
 use partita_schedule::{FramePlan, Window};
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -97,17 +96,9 @@ pub struct StartupPoint {
 /// Everything `bench scaling` measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScalingReport {
-    /// Report format.
-    pub format: &'static str,
-    /// Machine, revision, start.
+    /// Format, machine, revision, start, duration, configuration hash, quick or not.
     #[serde(flatten)]
-    pub provenance: Provenance,
-    /// Wall time of the whole bench, s.
-    pub elapsed_s: f64,
-    /// FNV-1a of the plan and the points: equal hashes ran the same configuration.
-    pub configuration_hash: String,
-    /// Quick run.
-    pub quick: bool,
+    pub head: ReportHead,
     /// The plan of the switch runs.
     pub plan: OverheadsPlan,
     /// Figures 6 and 7.
@@ -215,11 +206,13 @@ pub fn run_scaling(
             .as_bytes(),
     );
     Ok(ScalingReport {
-        format: "partita-bench-scaling/1",
-        provenance,
-        elapsed_s: t0.elapsed().as_secs_f64(),
-        configuration_hash,
-        quick: opts.quick,
+        head: ReportHead {
+            format: "partita-bench-scaling/1",
+            provenance,
+            elapsed_s: t0.elapsed().as_secs_f64(),
+            configuration_hash,
+            quick: opts.quick,
+        },
         plan,
         switch,
         startup,
@@ -254,18 +247,7 @@ fn startup_once(
     backend: Backend,
     stop: &AtomicBool,
 ) -> Result<i64, BenchError> {
-    let tag = format!(
-        "{}-{}",
-        partita_sys::sched::getpid(),
-        partita_sys::time::monotonic_ns()
-    );
-    let results: Vec<crate::RemoveFile> = (0..k)
-        .map(|i| {
-            crate::RemoveFile(PathBuf::from(format!(
-                "/dev/shm/partita-bench-startup-{tag}-{i}.json"
-            )))
-        })
-        .collect();
+    let results = crate::result_files("startup", &crate::run_tag(), k as usize);
     let mut builder = PlanBuilder::new("bench-startup", startup_frame(core, k));
     for (i, r) in results.iter().enumerate() {
         builder = builder.partition(CompiledPartition {
@@ -301,10 +283,10 @@ fn startup_once(
 /// Renders the report as Markdown.
 pub fn render_scaling(r: &ScalingReport) -> String {
     use std::fmt::Write;
-    let mut s = r.provenance.heading(
+    let mut s = r.head.provenance.heading(
         "Scaling: the partition switch against processes, start-up against partitions",
-        r.quick,
-        &r.configuration_hash,
+        r.head.quick,
+        &r.head.configuration_hash,
     );
     let _ = writeln!(
         s,
@@ -363,7 +345,7 @@ pub fn render_scaling(r: &ScalingReport) -> String {
                 .map_or_else(String::new, |w| format!(" stopped: {w}"))
         );
     }
-    let _ = writeln!(s, "\nbench took {:.0} s", r.elapsed_s);
+    let _ = writeln!(s, "\nbench took {:.0} s", r.head.elapsed_s);
     s
 }
 

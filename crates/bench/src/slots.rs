@@ -13,7 +13,7 @@
 
 use crate::overheads::{fnv1a_hex, Distribution};
 use crate::run::{run_notes, run_until};
-use crate::switch::Provenance;
+use crate::switch::{Provenance, ReportHead};
 use crate::BenchError;
 use partita_bench_protocol::args::SlotsPartitionArgs;
 use partita_bench_protocol::slots::SlotsResult;
@@ -21,7 +21,6 @@ use partita_config::{CompiledPartition, PlanBuilder};
 use partita_manager::RunOptions;
 use partita_schedule::{FramePlan, Window};
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,17 +72,9 @@ pub struct SlotPoint {
 /// Everything `bench slots` measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct SlotsReport {
-    /// Report format.
-    pub format: &'static str,
-    /// Machine, revision, start.
+    /// Format, machine, revision, start, duration, configuration hash, quick or not.
     #[serde(flatten)]
-    pub provenance: Provenance,
-    /// Wall time of the whole bench, s.
-    pub elapsed_s: f64,
-    /// FNV-1a of the lengths and counted time: equal hashes ran the same configuration.
-    pub configuration_hash: String,
-    /// Quick run.
-    pub quick: bool,
+    pub head: ReportHead,
     /// The partitions' core.
     pub core: u32,
     /// Backend of the runs.
@@ -138,18 +129,7 @@ fn run_length(
     windows: usize,
     stop: &AtomicBool,
 ) -> Result<(Vec<SlotsResult>, String, Vec<String>), BenchError> {
-    let tag = format!(
-        "{}-{}",
-        partita_sys::sched::getpid(),
-        partita_sys::time::monotonic_ns()
-    );
-    let results: Vec<crate::RemoveFile> = (0..PARTITIONS)
-        .map(|i| {
-            crate::RemoveFile(PathBuf::from(format!(
-                "/dev/shm/partita-bench-slots-{tag}-{i}.json"
-            )))
-        })
-        .collect();
+    let results = crate::result_files("slots", &crate::run_tag(), PARTITIONS as usize);
     let frame = frame_of(core, l);
     let major = frame.major_frame;
     let mut builder = PlanBuilder::new("bench-slots", frame);
@@ -271,11 +251,13 @@ pub fn run_slots(
         })
         .collect();
     Ok(SlotsReport {
-        format: "partita-bench-slots/1",
-        provenance,
-        elapsed_s: t0.elapsed().as_secs_f64(),
-        configuration_hash: fnv1a_hex(format!("{lengths:?} {counted}").as_bytes()),
-        quick: opts.quick,
+        head: ReportHead {
+            format: "partita-bench-slots/1",
+            provenance,
+            elapsed_s: t0.elapsed().as_secs_f64(),
+            configuration_hash: fnv1a_hex(format!("{lengths:?} {counted}").as_bytes()),
+            quick: opts.quick,
+        },
         core,
         backend,
         counted_ms: counted,
@@ -288,10 +270,10 @@ pub fn run_slots(
 /// Renders the report as Markdown, XtratuM's Table 4 beside ours.
 pub fn render_slots(r: &SlotsReport) -> String {
     use std::fmt::Write;
-    let mut s = r.provenance.heading(
+    let mut s = r.head.provenance.heading(
         "Performance loss against window length",
-        r.quick,
-        &r.configuration_hash,
+        r.head.quick,
+        &r.head.configuration_hash,
     );
     let _ = writeln!(
         s,
@@ -342,7 +324,7 @@ pub fn render_slots(r: &SlotsReport) -> String {
             );
         }
     }
-    let _ = writeln!(s, "\nbench took {:.0} s", r.elapsed_s);
+    let _ = writeln!(s, "\nbench took {:.0} s", r.head.elapsed_s);
     s
 }
 

@@ -455,6 +455,22 @@ pub struct Provenance {
     pub git_dirty: Option<bool>,
 }
 
+/// What every report of the seed benches starts with (flattened into its JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportHead {
+    /// Report format, e.g. `partita-bench-overheads/1`.
+    pub format: &'static str,
+    /// Machine, revision, start.
+    #[serde(flatten)]
+    pub provenance: Provenance,
+    /// Wall time of the whole bench, s.
+    pub elapsed_s: f64,
+    /// FNV-1a of the configuration (hex): equal hashes ran the same configuration.
+    pub configuration_hash: String,
+    /// Quick run.
+    pub quick: bool,
+}
+
 impl Provenance {
     /// The Markdown heading of a report: `# title`, then a line saying where and with what
     /// it ran.

@@ -22,7 +22,7 @@ pub use published::{Published, PUBLISHED};
 pub use render::render_overheads;
 
 use crate::run::{run_notes, run_until};
-use crate::switch::{backend_choice, Provenance};
+use crate::switch::{backend_choice, Provenance, ReportHead};
 use crate::BenchError;
 use analysis::{analyse, Job, WindowObs};
 use partita_bench_protocol::args::OverheadsPartitionArgs;
@@ -33,7 +33,6 @@ use partita_config::{CompiledPartition, PlanBuilder};
 use partita_manager::{Backend, RunOptions};
 use partita_schedule::{FramePlan, Window};
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -172,17 +171,9 @@ pub struct OverheadsSection {
 /// Everything `bench overheads` measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct OverheadsReport {
-    /// Report format.
-    pub format: &'static str,
-    /// Machine, revision, start.
+    /// Format, machine, revision, start, duration, configuration hash, quick or not.
     #[serde(flatten)]
-    pub provenance: Provenance,
-    /// Wall time of the whole bench, s.
-    pub elapsed_s: f64,
-    /// FNV-1a hash of the plan (hex): runs with the same hash ran the same configuration.
-    pub configuration_hash: String,
-    /// Quick run.
-    pub quick: bool,
+    pub head: ReportHead,
     /// The set-up.
     pub plan: OverheadsPlan,
     /// One per backend and placement.
@@ -327,11 +318,13 @@ pub fn run_overheads(
             .as_bytes(),
     );
     Ok(OverheadsReport {
-        format: "partita-bench-overheads/1",
-        provenance,
-        elapsed_s: t0.elapsed().as_secs_f64(),
-        configuration_hash,
-        quick: opts.quick,
+        head: ReportHead {
+            format: "partita-bench-overheads/1",
+            provenance,
+            elapsed_s: t0.elapsed().as_secs_f64(),
+            configuration_hash,
+            quick: opts.quick,
+        },
         plan,
         sections,
         published: PUBLISHED.to_vec(),
@@ -368,19 +361,8 @@ pub(crate) fn run_one(
     processes: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<OverheadsSection, BenchError> {
-    let tag = format!(
-        "{}-{}",
-        partita_sys::sched::getpid(),
-        partita_sys::time::monotonic_ns()
-    );
-    let results: Vec<crate::RemoveFile> = SeedPartition::ALL
-        .iter()
-        .map(|p| {
-            crate::RemoveFile(PathBuf::from(format!(
-                "/dev/shm/partita-bench-overheads-{tag}-{p}.json"
-            )))
-        })
-        .collect();
+    let tag = crate::run_tag();
+    let results = crate::result_files("overheads", &tag, SeedPartition::ALL.len());
     let logs =
         crate::RemoveDir(std::env::temp_dir().join(format!("partita-bench-overheads-{tag}")));
     let mut builder = PlanBuilder::new("bench-overheads", frame_plan(plan.core));

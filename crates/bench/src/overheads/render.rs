@@ -80,10 +80,10 @@ fn seed_rows(
 
 /// Renders the report as Markdown.
 pub fn render_overheads(r: &OverheadsReport) -> String {
-    let mut s = r.provenance.heading(
+    let mut s = r.head.provenance.heading(
         "Release overheads: the seed study's workload",
-        r.quick,
-        &r.configuration_hash,
+        r.head.quick,
+        &r.head.configuration_hash,
     );
     let p = &r.plan;
     let _ = writeln!(
@@ -194,7 +194,7 @@ pub fn render_overheads(r: &OverheadsReport) -> String {
             let _ = writeln!(s, "- {n}");
         }
     }
-    let _ = writeln!(s, "\nbench took {:.0} s", r.elapsed_s);
+    let _ = writeln!(s, "\nbench took {:.0} s", r.head.elapsed_s);
     s
 }
 
@@ -216,22 +216,24 @@ mod tests {
         x.release_first = dist(&[12_000, 34_000]);
         let off = skipped(Backend::Signals, Placement::SharedCore, "not here".into());
         let r = OverheadsReport {
-            format: "partita-bench-overheads/1",
-            provenance: crate::switch::Provenance {
-                started_unix: 0,
-                machine: crate::Machine {
-                    cpu_model: "cpu".into(),
-                    cores: 2,
-                    kernel: "6".into(),
-                    rt_throttle: None,
-                    clocksource: "tsc".into(),
+            head: crate::ReportHead {
+                format: "partita-bench-overheads/1",
+                provenance: crate::switch::Provenance {
+                    started_unix: 0,
+                    machine: crate::Machine {
+                        cpu_model: "cpu".into(),
+                        cores: 2,
+                        kernel: "6".into(),
+                        rt_throttle: None,
+                        clocksource: "tsc".into(),
+                    },
+                    git_revision: "abc".into(),
+                    git_dirty: None,
                 },
-                git_revision: "abc".into(),
-                git_dirty: None,
+                elapsed_s: 1.0,
+                configuration_hash: fnv1a_hex(b"x"),
+                quick: true,
             },
-            elapsed_s: 1.0,
-            configuration_hash: fnv1a_hex(b"x"),
-            quick: true,
             plan: plan_info(1, Some(0), &OverheadsOptions::default()),
             sections: vec![x, off],
             published: PUBLISHED.to_vec(),

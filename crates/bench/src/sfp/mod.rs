@@ -14,7 +14,7 @@ pub use published::{SfpPublished, SFP_PUBLISHED};
 
 use crate::apex::{run_apex, run_partition, ApexOptions, ApexReport};
 use crate::overheads::{fnv1a_hex, Distribution};
-use crate::switch::Provenance;
+use crate::switch::{Provenance, ReportHead};
 use crate::BenchError;
 use partita_bench_protocol::sfp::{SfpResult, APPLICATION, GREY_BOX};
 use partita_manager::RunOptions;
@@ -105,17 +105,9 @@ pub struct SfpRowFigures {
 /// Everything `bench sfp` measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct SfpReport {
-    /// Report format.
-    pub format: &'static str,
-    /// Machine, revision, start.
+    /// Format, machine, revision, start, duration, configuration hash, quick or not.
     #[serde(flatten)]
-    pub provenance: Provenance,
-    /// Wall time of the whole bench, s.
-    pub elapsed_s: f64,
-    /// FNV-1a of the runs per test and the window: equal hashes ran the same configuration.
-    pub configuration_hash: String,
-    /// Quick run.
-    pub quick: bool,
+    pub head: ReportHead,
     /// Runs per test.
     pub runs: usize,
     /// Backend of the runs.
@@ -284,13 +276,15 @@ pub fn run_sfp(
     }
     rows.sort_by_key(|x| x.table);
     Ok(SfpReport {
-        format: "partita-bench-sfp/1",
-        provenance,
-        elapsed_s: t0.elapsed().as_secs_f64(),
-        configuration_hash: fnv1a_hex(
-            format!("{runs} {:?} {}", margin, apex.plan.window_ns).as_bytes(),
-        ),
-        quick: opts.quick,
+        head: ReportHead {
+            format: "partita-bench-sfp/1",
+            provenance,
+            elapsed_s: t0.elapsed().as_secs_f64(),
+            configuration_hash: fnv1a_hex(
+                format!("{runs} {:?} {}", margin, apex.plan.window_ns).as_bytes(),
+            ),
+            quick: opts.quick,
+        },
         runs,
         backend,
         rows,
@@ -306,10 +300,10 @@ pub fn run_sfp(
 /// Renders the report as Markdown: Tables 2, 3 and 4 with SFPBench's values beside ours.
 pub fn render_sfp(r: &SfpReport) -> String {
     use std::fmt::Write;
-    let mut s = r.provenance.heading(
+    let mut s = r.head.provenance.heading(
         "SFPBench's tests on Partita",
-        r.quick,
-        &r.configuration_hash,
+        r.head.quick,
+        &r.head.configuration_hash,
     );
     let _ = writeln!(
         s,
@@ -367,6 +361,6 @@ pub fn render_sfp(r: &SfpReport) -> String {
     for n in &r.notes {
         let _ = writeln!(s, "- note: {n}");
     }
-    let _ = writeln!(s, "\nbench took {:.0} s", r.elapsed_s);
+    let _ = writeln!(s, "\nbench took {:.0} s", r.head.elapsed_s);
     s
 }
