@@ -344,31 +344,21 @@ pub fn slots_figures(r: &SlotsReport) -> Vec<(String, String)> {
             values: pts.iter().map(|p| p.model_percent).collect(),
         },
     ];
+    let published = |name: &str, col: fn(&(u64, f64, f64)) -> f64| Series {
+        name: name.into(),
+        values: pts
+            .iter()
+            .map(|p| {
+                XTRATUM_TABLE_4
+                    .iter()
+                    .find(|x| x.0 == p.window_ms)
+                    .map_or(f64::NAN, col)
+            })
+            .collect(),
+    };
     let theirs = vec![
-        Series {
-            name: "XtratuM measured".into(),
-            values: pts
-                .iter()
-                .map(|p| {
-                    XTRATUM_TABLE_4
-                        .iter()
-                        .find(|x| x.0 == p.window_ms)
-                        .map_or(f64::NAN, |x| x.1)
-                })
-                .collect(),
-        },
-        Series {
-            name: "XtratuM model".into(),
-            values: pts
-                .iter()
-                .map(|p| {
-                    XTRATUM_TABLE_4
-                        .iter()
-                        .find(|x| x.0 == p.window_ms)
-                        .map_or(f64::NAN, |x| x.2)
-                })
-                .collect(),
-        },
+        published("XtratuM measured", |x| x.1),
+        published("XtratuM model", |x| x.2),
     ];
     vec![(
         "slots-loss.svg".to_string(),
