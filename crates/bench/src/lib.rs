@@ -16,6 +16,7 @@
 //! [`partition_executable`] next to the running executable; what they share with this side
 //! (command lines, the gap log, the result files) is defined once in `partita-bench-protocol`.
 
+mod all;
 mod analysis;
 mod apex;
 mod bare;
@@ -31,6 +32,7 @@ mod soak;
 mod stats;
 mod switch;
 
+pub use all::{index_html, index_markdown, run_all, AllEntry, AllIndex, ALL_COUNT};
 pub use analysis::Counts;
 pub use apex::{
     render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,

@@ -144,7 +144,7 @@ enum Cmd {
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
-    /// scaling`, `partita bench slots`.
+    /// scaling`, `partita bench slots`, `partita bench all`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -295,6 +295,17 @@ enum BenchCmd {
         quick: bool,
         /// Output directory for slots.json, slots.md and the curve (default:
         /// bench-results/slots-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Every benchmark (overheads, sfp, scaling, slots, switch, apex, ports) into one folder
+    /// with an index page (index.md, index.html with the plots, index.json); root; `--quick`
+    /// runs their quick forms, in under 5 minutes on 2 cores.
+    All {
+        /// The quick form of every benchmark.
+        #[arg(long)]
+        quick: bool,
+        /// Output folder (default: bench-results/all-<timestamp>).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -560,6 +571,9 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Slots { quick, out },
         } => bench::slots(&partita_bench::SlotsOptions { quick }, out),
+        Cmd::Bench {
+            what: BenchCmd::All { quick, out },
+        } => bench::all(quick, out),
         Cmd::Bench {
             what:
                 BenchCmd::Scaling {
