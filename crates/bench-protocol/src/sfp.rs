@@ -8,13 +8,15 @@ use serde::{Deserialize, Serialize};
 pub const GREY_BOX: &str = "grey-box";
 /// See [`GREY_BOX`].
 pub const APPLICATION: &str = "application";
+/// See [`GREY_BOX`]: single APEX calls.
+pub const APEX_CALL: &str = "apex-call";
 
 /// The samples of one test.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SfpRow {
     /// SFPBench's name of the test.
     pub name: String,
-    /// [`GREY_BOX`] or [`APPLICATION`].
+    /// [`GREY_BOX`], [`APEX_CALL`] or [`APPLICATION`].
     pub group: String,
     /// What one sample spans.
     pub what: String,

@@ -16,7 +16,7 @@ use crate::apex::{run_apex, run_partition, ApexOptions, ApexReport};
 use crate::overheads::{fnv1a_hex, Distribution};
 use crate::switch::{Provenance, ReportHead};
 use crate::BenchError;
-use partita_bench_protocol::sfp::{SfpResult, APPLICATION, GREY_BOX};
+use partita_bench_protocol::sfp::{SfpResult, APEX_CALL, APPLICATION, GREY_BOX};
 use partita_manager::RunOptions;
 use published::sfp_published;
 use serde::Serialize;
@@ -168,8 +168,8 @@ const NOT_MEASURED: [(&str, &str); 4] = [
         "measured by `partita bench switch` (start latency and overrun at every boundary)",
     ),
     (
-        "INIT_PROCESS, *_CREATE, CREATE_SAMPLING, CREATE_QUEUE",
-        "creation services run once in COLD_START; not timed yet",
+        "INIT_PROCESS1/2, CREATE_SAMPLING, CREATE_QUEUE",
+        "process and port creation are not timed yet",
     ),
     (
         "SAMPLING_*, QUEUE_*",
@@ -242,6 +242,8 @@ pub fn run_sfp(
             4
         } else if x.group == GREY_BOX {
             2
+        } else if x.group == APEX_CALL {
+            3
         } else {
             notes.push(format!("{}: unknown group {}", x.name, x.group));
             continue;
