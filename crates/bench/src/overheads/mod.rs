@@ -3,8 +3,8 @@
 //! and Tables V and VIII) measured on Partita with the study's own workload (its Table III).
 //!
 //! Two partitions, OFP (GnC, NavReader, SwmReader, AdtReader) and VSP (VdoStrming), share one
-//! core in 20 ms minor frames of an 80 ms major frame: OFP in [0, 11) ms, VSP in [11, 19) ms,
-//! 1 ms left free of real-time work for the kernel's throttling budget. Each task is a periodic
+//! core in a 20 ms major frame: OFP in [0, 11) ms, VSP in [11, 19) ms, 1 ms left free of
+//! real-time work for the kernel's throttling budget (the tasks' hyperperiod is 80 ms). Each task is a periodic
 //! APEX process of the executable `partita-bench-overheads-partition` whose jobs use the
 //! task's execution time (scaled, see [`OverheadsOptions::scale_permille`]) of CPU time and
 //! record their release point, first and last instruction on the APEX clock. The manager
@@ -38,7 +38,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const MS: u64 = 1_000_000;
-/// Minor frame: the partitions' period.
+/// Major frame: the partitions' period.
 const MINOR_FRAME_NS: u64 = 20 * MS;
 /// OFP's window at the start of every minor frame.
 const OFP_WINDOW_NS: u64 = 11 * MS;
@@ -47,8 +47,8 @@ const VSP_WINDOW_NS: u64 = 8 * MS;
 /// Hyperperiods recorded: full run and `--quick`.
 const HYPERPERIODS_FULL: usize = 250;
 const HYPERPERIODS_QUICK: usize = 12;
-/// Major frames a run may take to start its partitions, beyond those it records.
-const STARTUP_FRAMES_MAX: u64 = 150;
+/// Hyperperiods a run may take to start its partitions, beyond those it records.
+const STARTUP_HYPERPERIODS_MAX: u64 = 40;
 
 /// Where the manager's scheduler thread runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -192,26 +192,24 @@ pub(crate) fn fnv1a_hex(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
+/// The schedule: a 20 ms major frame, OFP in [0, 11) ms and VSP in [11, 19) ms. The major
+/// frame is the partitions' period (`PlanBuilder`), and a process period must be a multiple
+/// of it: the 20 ms tasks need a 20 ms frame; the hyperperiod of the tasks is 80 ms.
 fn frame_plan(core: u32) -> FramePlan {
-    let mut windows = Vec::new();
-    for k in 0..u64::from(HYPERPERIOD_MS) * MS / MINOR_FRAME_NS {
-        let base = k * MINOR_FRAME_NS;
-        for (partition, offset, duration) in
-            [(0, 0, OFP_WINDOW_NS), (1, OFP_WINDOW_NS, VSP_WINDOW_NS)]
-        {
-            windows.push(Window {
-                id: windows.len() as u32 + 1,
-                partition,
-                core,
-                offset: base + offset,
-                duration,
-                period_start: true,
-            });
-        }
-    }
+    let w = |id: u32, partition: usize, offset: u64, duration: u64| Window {
+        id,
+        partition,
+        core,
+        offset,
+        duration,
+        period_start: true,
+    };
     FramePlan {
-        major_frame: u64::from(HYPERPERIOD_MS) * MS,
-        windows,
+        major_frame: MINOR_FRAME_NS,
+        windows: vec![
+            w(1, 0, 0, OFP_WINDOW_NS),
+            w(2, 1, OFP_WINDOW_NS, VSP_WINDOW_NS),
+        ],
     }
 }
 
@@ -384,7 +382,9 @@ pub(crate) fn run_one(
         });
     }
     let compiled = builder.build()?;
-    let frames = plan.hyperperiods as u64 + STARTUP_FRAMES_MAX;
+    let frames =
+        (plan.hyperperiods as u64 + STARTUP_HYPERPERIODS_MAX) * u64::from(HYPERPERIOD_MS) * MS
+            / plan.major_frame_ns;
     let opts = RunOptions {
         backend: backend_choice(backend),
         duration: Some(Duration::from_nanos(plan.major_frame_ns * frames)),
@@ -534,21 +534,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_plan_gives_each_partition_its_window_in_every_minor_frame() {
+    fn the_plan_gives_each_partition_its_window_in_every_frame() {
         let fp = frame_plan(1);
-        assert_eq!(fp.major_frame, 80 * MS);
-        assert_eq!(fp.windows.len(), 8);
-        for (k, w) in fp.windows.iter().enumerate() {
-            let minor = (k / 2) as u64 * MINOR_FRAME_NS;
-            let (offset, duration) = if w.partition == 0 {
-                (minor, OFP_WINDOW_NS)
-            } else {
-                (minor + OFP_WINDOW_NS, VSP_WINDOW_NS)
-            };
-            assert_eq!((w.offset, w.duration, w.core), (offset, duration, 1));
-        }
-        // 1 ms of every minor frame stays free of real-time work.
+        assert_eq!(fp.major_frame, 20 * MS);
+        let w: Vec<(usize, u64, u64, u32)> = fp
+            .windows
+            .iter()
+            .map(|w| (w.partition, w.offset, w.duration, w.core))
+            .collect();
+        assert_eq!(w, [(0, 0, 11 * MS, 1), (1, 11 * MS, 8 * MS, 1)]);
+        // 1 ms of every frame stays free of real-time work, and every task's period is a
+        // multiple of the frame (the partitions' period).
         assert_eq!(MINOR_FRAME_NS - OFP_WINDOW_NS - VSP_WINDOW_NS, MS);
+        assert!(TABLE_III
+            .iter()
+            .all(|t| (u64::from(t.period_ms) * MS).is_multiple_of(fp.major_frame)));
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub fn render_overheads(r: &OverheadsReport) -> String {
     let p = &r.plan;
     let _ = writeln!(
         s,
-        "Table III's tasks (execution times x {:.2}) in OFP [0, 11) ms and VSP [11, 19) ms of every 20 ms minor frame (major frame {} ms) on core {}; {} hyperperiods per run; spin margin {} us. Shared core: the scheduler thread on core {}; own core: on core {}. Figures in us; the seed's are from Han and Jin 2013 (Tables V and VIII), whose execution time is the real flight program's GnC, not a 2 ms budget: its `e` and `R` do not compare with ours.\n",
+        "Table III's tasks (execution times x {:.2}) in OFP [0, 11) ms and VSP [11, 19) ms of a {} ms major frame on core {}; {} hyperperiods (80 ms) per run; spin margin {} us. Shared core: the scheduler thread on core {}; own core: on core {}. Figures in us; the seed's are from Han and Jin 2013 (Tables V and VIII), whose execution time is the real flight program's GnC, not a 2 ms budget: its `e` and `R` do not compare with ours.\n",
         f64::from(p.scale_permille) / 1000.0,
         p.major_frame_ns / 1_000_000,
         p.core,
