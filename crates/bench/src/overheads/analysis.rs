@@ -184,12 +184,8 @@ pub(crate) fn analyse(windows: &[WindowObs], jobs: &[Job], tasks: usize) -> Samp
             continue;
         };
         s.counts.windows_with_release += 1;
-        // Every job released at this window start is the window's (none is "other").
-        for (i, o) in jobs.iter().enumerate() {
-            if o.partition == w.partition && o.record.release == w.planned {
-                first[i] = first[i] || i == k;
-            }
-        }
+        // The window's first job; the others released with it are "other" jobs.
+        first[k] = true;
         if j.record.start < w.actual {
             s.counts.started_before_switch += 1;
             continue;
