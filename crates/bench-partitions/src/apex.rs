@@ -224,9 +224,7 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
             error: Some(e.to_string()),
             ..ApexResult::default()
         };
-        if let Err(w) = partita_bench_protocol::write_result(&args.result, &r) {
-            eprintln!("{}: {w}", args.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args.result, &r);
     })
 }
 
@@ -332,9 +330,7 @@ fn set_up(args: &ApexPartitionArgs) -> Result<(), PartitionError> {
         r.park_lowering = park_lowering;
         r.notes
             .extend(m.errors.lock().unwrap_or_else(|e| e.into_inner()).drain(..));
-        if let Err(e) = partita_bench_protocol::write_result(&result, &r) {
-            eprintln!("{}: {e}", result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&result, &r);
         let _ = apex::intra::semaphore::wait_semaphore(hold, apex::INFINITE_TIME_VALUE);
     })
     .map_err(err("CREATE_PROCESS (measure)"))?;

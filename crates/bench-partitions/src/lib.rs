@@ -11,6 +11,7 @@
 //! | `partita-bench-overheads-partition` | [`overheads::partition_main`] | the manager, in `bench overheads` |
 //! | `partita-bench-sfp-partition` | [`sfp::partition_main`] | the manager, in `bench sfp` |
 //! | `partita-bench-slots-partition` | [`slots::partition_main`] | the manager, in `bench slots` |
+//! | `partita-bench-sfp-exchange-partition` | [`sfp::exchange::partition_main`] | the manager, in `bench sfp` |
 //!
 //! Their command lines, the gap log and the result files are defined once, for them and for the
 //! bench, in `partita-bench-protocol`. `partita bench` finds these executables next to its own

@@ -61,9 +61,7 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
             error: Some(e.to_string()),
             ..OverheadsResult::default()
         };
-        if let Err(w) = partita_bench_protocol::write_result(&args.result, &r) {
-            eprintln!("{}: {w}", args.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args.result, &r);
     })
 }
 
@@ -75,9 +73,7 @@ fn set_up(args: &OverheadsPartitionArgs) -> Result<(), PartitionError> {
             ready_monotonic_ns: Some(partita_sys::time::monotonic_ns()),
             ..OverheadsResult::default()
         };
-        if let Err(e) = partita_bench_protocol::write_result(&args.result, &r) {
-            eprintln!("{}: {e}", args.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args.result, &r);
         return apex::partition::set_partition_mode(OperatingMode::Normal)
             .map_err(PartitionError::apex("SET_PARTITION_MODE"));
     }
@@ -212,9 +208,7 @@ impl Record {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .clone();
-            if let Err(e) = partita_bench_protocol::write_result(result, &out) {
-                eprintln!("{}: {e}", result.display());
-            }
+            partita_bench_protocol::write_result_or_say(result, &out);
         }
     }
 }

@@ -85,9 +85,7 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
             error: Some(e.to_string()),
             ..SlotsResult::default()
         };
-        if let Err(w) = partita_bench_protocol::write_result(&args.result, &r) {
-            eprintln!("{}: {w}", args.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args.result, &r);
     })
 }
 
@@ -118,9 +116,7 @@ fn set_up(args: &SlotsPartitionArgs) -> Result<(), PartitionError> {
             }
         }
         std::hint::black_box(count);
-        if let Err(e) = partita_bench_protocol::write_result(&a.result, &ledger.result()) {
-            eprintln!("{}: {e}", a.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&a.result, &ledger.result());
         // Done: nothing more to do until the manager stops the module.
         let _ = apex::process::suspend_self(apex::INFINITE_TIME_VALUE);
     })

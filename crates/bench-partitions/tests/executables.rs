@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const BUILT: [&str; 7] = [
+const BUILT: [&str; 8] = [
     env!("CARGO_BIN_EXE_partita-bench-switch-partition"),
     env!("CARGO_BIN_EXE_partita-bench-spinner"),
     env!("CARGO_BIN_EXE_partita-bench-apex-partition"),
@@ -13,6 +13,7 @@ const BUILT: [&str; 7] = [
     env!("CARGO_BIN_EXE_partita-bench-overheads-partition"),
     env!("CARGO_BIN_EXE_partita-bench-sfp-partition"),
     env!("CARGO_BIN_EXE_partita-bench-slots-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-sfp-exchange-partition"),
 ];
 
 #[test]

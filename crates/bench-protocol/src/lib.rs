@@ -44,8 +44,10 @@ pub const OVERHEADS_PARTITION: &str = "partita-bench-overheads-partition";
 pub const SFP_PARTITION: &str = "partita-bench-sfp-partition";
 /// The counting partitions of `partita bench slots`.
 pub const SLOTS_PARTITION: &str = "partita-bench-slots-partition";
+/// The two partitions of SFPBench's two-partition application in `partita bench sfp`.
+pub const SFP_EXCHANGE_PARTITION: &str = "partita-bench-sfp-exchange-partition";
 /// Every benchmark executable.
-pub const EXECUTABLES: [&str; 7] = [
+pub const EXECUTABLES: [&str; 8] = [
     SWITCH_PARTITION,
     SPINNER,
     APEX_PARTITION,
@@ -53,6 +55,7 @@ pub const EXECUTABLES: [&str; 7] = [
     OVERHEADS_PARTITION,
     SFP_PARTITION,
     SLOTS_PARTITION,
+    SFP_EXCHANGE_PARTITION,
 ];
 
 /// Writes `value` as JSON to `path` through a temporary file renamed into place, so that the
@@ -62,4 +65,12 @@ pub fn write_result<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()>
     let text = serde_json::to_string(value)?;
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)
+}
+
+/// [`write_result`], saying on stderr (which the manager keeps in the partition's log) when
+/// it cannot: for the partitions, which have no one else to tell.
+pub fn write_result_or_say<T: Serialize>(path: &Path, value: &T) {
+    if let Err(e) = write_result(path, value) {
+        eprintln!("{}: {e}", path.display());
+    }
 }

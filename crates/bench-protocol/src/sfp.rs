@@ -38,3 +38,12 @@ pub struct SfpResult {
     /// Errors and remarks.
     pub notes: Vec<String>,
 }
+
+/// The sampling port the CRC partition writes (SAMPLE APEX APP A).
+pub const EXCHANGE_SOURCE: &str = "sfp-crc-out";
+/// The sampling port the matrix partition reads (SAMPLE APEX APP B).
+pub const EXCHANGE_DESTINATION: &str = "sfp-crc-in";
+/// Data bytes in each exchanged message (after an 8-byte sequence number and a 4-byte CRC).
+pub const EXCHANGE_DATA: usize = 256;
+/// The whole message.
+pub const EXCHANGE_MESSAGE: usize = 12 + EXCHANGE_DATA;

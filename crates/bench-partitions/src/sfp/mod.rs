@@ -4,6 +4,7 @@
 //! its applications. Every test runs `calls` times after a warm-up; a run whose two instants
 //! are not inside the same window, away from its edges, is dropped and counted.
 
+pub mod exchange;
 pub mod kernels;
 
 use crate::apex::Guard;
@@ -32,7 +33,7 @@ const RING: usize = 4;
 /// Calls per amortised batch ("Mutex Acquire 2" and the like).
 const BATCH: usize = 100;
 /// Runs left out before each test.
-const WARMUP_RUNS: usize = 20;
+pub(crate) const WARMUP_RUNS: usize = 20;
 /// Ceiling of the mutex (above every process that takes it).
 const MUTEX_PRIORITY: i32 = 50;
 /// Application sizes.
@@ -107,9 +108,7 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
             error: Some(e.to_string()),
             ..SfpResult::default()
         };
-        if let Err(w) = partita_bench_protocol::write_result(&args.result, &r) {
-            eprintln!("{}: {w}", args.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args.result, &r);
     })
 }
 
@@ -320,9 +319,7 @@ fn set_up(args: &ApexPartitionArgs) -> Result<(), PartitionError> {
         r.rows.extend(created.iter().cloned());
         r.notes
             .extend(s.errors.lock().unwrap_or_else(|p| p.into_inner()).drain(..));
-        if let Err(e) = partita_bench_protocol::write_result(&args2.result, &r) {
-            eprintln!("{}: {e}", args2.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args2.result, &r);
         // Done: stay blocked.
         let _ = apex::intra::semaphore::wait_semaphore(ob.ring_done, INF);
         let _ = apex::intra::semaphore::wait_semaphore(ob.ring_done, INF);
@@ -368,14 +365,14 @@ fn chain_part(k: usize) {
 }
 
 /// Collects the runs of one test.
-struct Runs {
+pub(crate) struct Runs {
     g: Guard,
     pair: i64,
     row: SfpRow,
 }
 
 impl Runs {
-    fn new(g: Guard, pair: i64, name: &str, group: &str, what: &str) -> Runs {
+    pub(crate) fn new(g: Guard, pair: i64, name: &str, group: &str, what: &str) -> Runs {
         Runs {
             g,
             pair,
@@ -390,7 +387,7 @@ impl Runs {
 
     /// A run from `t0` to `t1` (`per`: calls it spans, the sample is per call); `ok` false
     /// for a wrong result or a failed call.
-    fn add(&mut self, i: usize, t0: i64, t1: i64, per: i64, ok: bool) {
+    pub(crate) fn add(&mut self, i: usize, t0: i64, t1: i64, per: i64, ok: bool) {
         if i < WARMUP_RUNS {
             return;
         }

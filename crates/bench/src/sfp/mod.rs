@@ -176,10 +176,100 @@ const NOT_MEASURED: [(&str, &str); 4] = [
         "port services are measured by `partita bench ports`",
     ),
     (
-        "SAMPLE APEX APP A/B (two-partition CRC exchange)",
-        "not implemented yet",
+        "SAMPLE APEX TOTAL",
+        "the two partitions are timed per iteration, each in its own window: their sum spans no one instant",
     ),
 ];
+
+/// The two-partition application runs this many times fewer iterations than the other tests
+/// (one per 10 ms frame).
+const EXCHANGE_DIVISOR: usize = 10;
+/// Its frame: the CRC partition in [0, 4.5) ms, the matrix partition in [4.5, 9) ms.
+const EXCHANGE_FRAME_NS: u64 = 10_000_000;
+const EXCHANGE_WINDOW_NS: u64 = 4_500_000;
+/// Samples closer than this to a window edge are dropped.
+const EXCHANGE_GUARD_NS: u64 = 20_000;
+
+/// Runs SFPBench's two-partition application: the rows of its two partitions, and notes.
+fn run_exchange(
+    exe: &std::path::Path,
+    core: u32,
+    runs: usize,
+    margin: std::time::Duration,
+    stop: &AtomicBool,
+) -> Result<(Vec<partita_bench_protocol::sfp::SfpRow>, Vec<String>), BenchError> {
+    use partita_bench_protocol::args::{ExchangePartitionArgs, ExchangeRole};
+    use partita_bench_protocol::sfp::{EXCHANGE_DESTINATION, EXCHANGE_MESSAGE, EXCHANGE_SOURCE};
+    use partita_config::model::{Channel, Endpoint, PortKind};
+    use partita_config::{CompiledPartition, PlanBuilder};
+    use partita_schedule::{FramePlan, Window};
+    let results = crate::result_files("sfp-exchange", &crate::run_tag(), 2);
+    let roles = [(ExchangeRole::Crc, "A"), (ExchangeRole::Matrix, "B")];
+    let frame = FramePlan {
+        major_frame: EXCHANGE_FRAME_NS,
+        windows: (0..2)
+            .map(|i| Window {
+                id: i + 1,
+                partition: i as usize,
+                core,
+                offset: u64::from(i) * EXCHANGE_WINDOW_NS,
+                duration: EXCHANGE_WINDOW_NS,
+                period_start: true,
+            })
+            .collect(),
+    };
+    let mut builder = PlanBuilder::new("bench-sfp-exchange", frame);
+    for (i, (role, name)) in roles.iter().enumerate() {
+        builder = builder.partition(CompiledPartition {
+            args: ExchangePartitionArgs {
+                role: *role,
+                result: results[i].0.clone(),
+                runs,
+                major_frame_ns: EXCHANGE_FRAME_NS as i64,
+                offset_ns: (i as u64 * EXCHANGE_WINDOW_NS) as i64,
+                window_ns: EXCHANGE_WINDOW_NS as i64,
+                spin_margin_ns: margin.as_nanos() as i64,
+                edge_guard_ns: EXCHANGE_GUARD_NS as i64,
+            }
+            .to_args(),
+            cores: vec![core],
+            ..CompiledPartition::new(i as u32 + 1, name, exe.to_path_buf())
+        });
+    }
+    let plan = builder
+        .channel(Channel {
+            id: 1,
+            name: None,
+            kind: PortKind::Sampling,
+            max_message_size: EXCHANGE_MESSAGE as u32,
+            max_nb_messages: None,
+            source: Endpoint::Partition {
+                partition: 0,
+                port: EXCHANGE_SOURCE.into(),
+            },
+            destinations: vec![Endpoint::Partition {
+                partition: 1,
+                port: EXCHANGE_DESTINATION.into(),
+            }],
+        })
+        .build()?;
+    let opts = RunOptions {
+        duration: Some(std::time::Duration::from_nanos(
+            EXCHANGE_FRAME_NS * (runs as u64 + 500),
+        )),
+        echo: false,
+        spin_margin: margin,
+        ..RunOptions::default()
+    };
+    let report = crate::run::run_until(&plan, opts, stop, || results.iter().all(|r| r.0.exists()))?;
+    let notes = crate::run::run_notes(&report, true);
+    let mut rows = Vec::new();
+    for (i, (_, name)) in roles.iter().enumerate() {
+        let r: SfpResult = crate::read_result(name, &results[i].0, Vec::new)?;
+        rows.extend(r.rows);
+    }
+    Ok((rows, notes))
+}
 
 /// Runs the benchmark. `progress` receives a line per step as it finishes.
 pub fn run_sfp(
@@ -211,6 +301,14 @@ pub fn run_sfp(
         "sfp partition ({backend}): {} tests",
         r.rows.len()
     ));
+    let exchange_exe = crate::partition_executable(partita_bench_protocol::SFP_EXCHANGE_PARTITION)?;
+    let (exchange, exchange_notes) =
+        run_exchange(&exchange_exe, core, runs / EXCHANGE_DIVISOR, margin, &stop)?;
+    notes.extend(exchange_notes);
+    progress(&format!(
+        "two-partition application: {} rows",
+        exchange.len()
+    ));
     let mut rows = Vec::new();
     for (name, what, label) in APEX_GREY_BOX {
         let f = apex
@@ -237,7 +335,7 @@ pub fn run_sfp(
             });
         }
     }
-    for x in &r.rows {
+    for x in r.rows.iter().chain(&exchange) {
         let table = if x.group == APPLICATION {
             4
         } else if x.group == GREY_BOX {
