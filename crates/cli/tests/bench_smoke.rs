@@ -113,9 +113,10 @@ fn bench_overheads_writes_the_seed_tables() {
         }
         assert!(x["skipped"].is_null(), "{x}");
         let count = |f: &str| x[f]["count"].as_u64().unwrap();
-        // 8 window starts per hyperperiod at least; every OFP window and every fourth VSP
-        // window releases jobs, each giving a PtswO and a RelO(first) sample.
-        assert!(count("timer") >= 8 * hyperperiods, "{x}");
+        // 8 window starts per hyperperiod (the recorded span covers all but about one);
+        // every OFP window and every fourth VSP window releases jobs, each giving a PtswO and a
+        // RelO(first) sample.
+        assert!(count("timer") >= 8 * (hyperperiods - 1), "{x}");
         assert!(count("partition_switch") > 0, "{x}");
         assert_eq!(count("partition_switch"), count("release_first"), "{x}");
         assert!(count("context_switch") > 0, "{x}");
