@@ -32,7 +32,8 @@ const WINDOWS_QUICK: [u64; 5] = [200, 50, 10, 5, 1];
 /// Window time each partition counts per length, ms: full and `--quick`.
 const COUNTED_FULL_MS: u64 = 3000;
 const COUNTED_QUICK_MS: u64 = 1000;
-/// Windows left out at the start (the partitions settle) and at the end of each run.
+/// Windows left out after the first one a partition counted in (it settles), and at the end
+/// of each run.
 const SKIP_FIRST: usize = 2;
 const SKIP_LAST: usize = 1;
 /// Counting partitions.
@@ -121,6 +122,12 @@ fn frame_of(core: u32, l: u64) -> FramePlan {
     }
 }
 
+/// Windows a run at length `l` ms may spend starting its partitions: about 2 s of frames,
+/// at least one.
+fn startup_windows(l: u64) -> usize {
+    (2000 * MS / frame_of(0, l * MS).major_frame).max(1) as usize
+}
+
 /// One run at window length `l` (ns): the results of the partitions, the backend and notes.
 fn run_length(
     exe: &std::path::Path,
@@ -187,15 +194,23 @@ pub fn run_slots(
         if stop.load(Ordering::Relaxed) {
             return Err(BenchError::Interrupted);
         }
-        let windows = (counted / l) as usize + SKIP_FIRST + SKIP_LAST;
+        // Start-up takes windows too (its partitions initialise in them): room for it.
+        let windows = (counted / l) as usize + SKIP_FIRST + SKIP_LAST + startup_windows(l);
         match run_length(&exe, core, l * MS, windows, &stop) {
             Ok((rs, b, notes)) => {
                 backend = b;
                 let (mut count, mut n, mut outside) = (0u64, 0u64, 0u64);
                 let mut dead = Vec::new();
                 for r in &rs {
+                    // From the first window the counter ran in (the run starts its
+                    // partitions in their windows), less the settling ones.
+                    let began = r
+                        .counts
+                        .iter()
+                        .position(|&c| c > 0)
+                        .unwrap_or(r.counts.len());
                     let end = r.counts.len().saturating_sub(SKIP_LAST);
-                    for k in SKIP_FIRST.min(end)..end {
+                    for k in (began + SKIP_FIRST).min(end)..end {
                         count += r.counts[k];
                         n += 1;
                         if r.effective_ns[k] > 0 {
