@@ -403,6 +403,45 @@ mod tests {
     }
 
     #[test]
+    fn the_table_puts_xtratum_beside_ours_and_the_curve_has_both() {
+        let point = |l: u64, loss: f64, model: f64| SlotPoint {
+            window_ms: l,
+            skipped: None,
+            windows: 10,
+            rate_per_ms: 1000.0,
+            loss_percent: loss,
+            model_percent: model,
+            dead_time: Distribution::of(&mut [30_000, 40_000]),
+            outside: 0,
+            notes: Vec::new(),
+        };
+        let r = SlotsReport {
+            head: ReportHead {
+                format: "partita-bench-slots/1",
+                provenance: Provenance::now(),
+                elapsed_s: 1.0,
+                configuration_hash: fnv1a_hex(b""),
+                quick: true,
+            },
+            core: 1,
+            backend: "freezer-v2".into(),
+            counted_ms: 1000,
+            model_dead_time_ns: 30_000,
+            points: vec![point(200, 0.0, 0.0), point(1, 2.9, 2.985)],
+            published: XTRATUM_TABLE_4.to_vec(),
+        };
+        let md = render_slots(&r);
+        assert!(
+            md.contains("| 1 | 10 | 1000 | 2.900 | 2.985 | 30.0 | 40.0 | 2.67 | 2.68 |"),
+            "{md}"
+        );
+        assert!(md.contains("| 200 | 10 | 1000 | 0.000 | 0.000 |"), "{md}");
+        let svg = slots_figures(&r);
+        assert_eq!(svg.len(), 1);
+        assert_eq!(svg[0].1.matches("<polyline").count(), 4);
+    }
+
+    #[test]
     fn xtratum_model_is_a_dead_time_over_the_slot() {
         // Its model column is about 27 us / L (the 25 us context switch and the clock
         // interrupt), within the rounding of the table.
