@@ -121,6 +121,9 @@ pub(crate) struct Samples {
 pub struct MatchCounts {
     /// Window starts in the recorded span.
     pub windows: u64,
+    /// Window starts (their TmrO kept) and jobs (their `e` and `R` kept) released while not
+    /// every task of their partition was recording (the first and last releases of a run).
+    pub outside_recording: u64,
     /// Windows at whose planned start jobs of their partition were released.
     pub windows_with_release: u64,
     /// Of those, windows whose first job started before the scheduler acted (clock
@@ -171,10 +174,32 @@ pub(crate) fn analyse(windows: &[WindowObs], jobs: &[Job], tasks: usize) -> Samp
             s.cpu[t].push(r.cpu);
         }
     }
+    // Per partition, the releases during which every one of its tasks was recording: outside
+    // them a window's first job, or the job before another, may not have been recorded.
+    let recorded = |p: usize, t: i64| {
+        let mut by_task: Vec<(u8, i64, i64)> = Vec::new();
+        for j in jobs.iter().filter(|j| j.partition == p) {
+            let r = &j.record;
+            match by_task.iter_mut().find(|(task, _, _)| *task == r.task) {
+                Some(e) => {
+                    e.1 = e.1.min(r.release);
+                    e.2 = e.2.max(r.release);
+                }
+                None => by_task.push((r.task, r.release, r.release)),
+            }
+        }
+        let lo = by_task.iter().map(|e| e.1).max().unwrap_or(i64::MAX);
+        let hi = by_task.iter().map(|e| e.2).min().unwrap_or(i64::MIN);
+        lo <= t && t <= hi
+    };
     let mut first = vec![false; jobs.len()];
     for w in &ws {
         s.counts.windows += 1;
         s.timer.push(w.actual - w.planned);
+        if !recorded(w.partition, w.planned) {
+            s.counts.outside_recording += 1;
+            continue;
+        }
         let Some((k, j)) = jobs
             .iter()
             .enumerate()
@@ -198,6 +223,10 @@ pub(crate) fn analyse(windows: &[WindowObs], jobs: &[Job], tasks: usize) -> Samp
             continue;
         }
         let r = &j.record;
+        if !recorded(j.partition, r.release) {
+            s.counts.outside_recording += 1;
+            continue;
+        }
         let prev = jobs
             .iter()
             .filter(|o| o.partition == j.partition && o.record.finish <= r.start)
@@ -310,12 +339,16 @@ mod tests {
         ];
         let jobs = [
             job(0, 0, 0, 20, 10_990),
-            job(0, 3, 0, 20_100, 21_000),
+            job(0, 3, 20_000, 20_100, 21_000),
             job(0, 0, 20_000, 20_030, 20_090),
         ];
         let s = analyse(&windows, &jobs, 5);
         assert_eq!(s.timer, [5, 3, 6]);
-        assert_eq!(s.partition_switch, [15, 24]);
+        // Task 3 records only from 20,000 on: the window at 0 is outside the span where
+        // every task recorded (its first job might not have been recorded).
+        assert_eq!(s.partition_switch, [24]);
+        // The window at 0 and its GnC job, and partition 1's window (it recorded nothing).
+        assert_eq!(s.counts.outside_recording, 3);
         // task 3 after the second GnC job: a context switch of 10.
         assert_eq!(s.context_switch, [10]);
         assert_eq!(s.counts.across_a_switch, 0);

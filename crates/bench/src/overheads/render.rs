@@ -175,9 +175,10 @@ pub fn render_overheads(r: &OverheadsReport) -> String {
         let c = &x.counts;
         let _ = writeln!(
             s,
-            "\n{} window starts ({} with a release); left out: {} first jobs started before the switch, {} jobs without an earlier one, {} gaps across another window, {} jobs released while idle that waited for a window; {} window starts untraced, {} boundaries missed; deadline misses: {}.",
+            "\n{} window starts ({} with a release); left out: {} window starts and jobs released while not every task of the partition recorded, {} first jobs started before the switch, {} jobs without an earlier one, {} gaps across another window, {} jobs released while idle that waited for a window; {} window starts untraced, {} boundaries missed; deadline misses: {}.",
             c.windows,
             c.windows_with_release,
+            c.outside_recording,
             c.started_before_switch,
             c.no_previous_job,
             c.across_a_switch,
