@@ -328,16 +328,22 @@ pub fn render_slots(r: &SlotsReport) -> String {
             p.dead_time.median_ns as f64 / 1e3,
             p.dead_time.p99_ns as f64 / 1e3
         );
-        for n in &p.notes {
-            let _ = writeln!(s, "\n- {} ms: {n}", p.window_ms);
-        }
+    }
+    let mut remarks = Vec::new();
+    for p in &r.points {
+        remarks.extend(p.notes.iter().map(|n| format!("{} ms: {n}", p.window_ms)));
         if p.outside > 0 {
-            let _ = writeln!(
-                s,
-                "\n- {} ms: {} clock readings outside the windows",
+            remarks.push(format!(
+                "{} ms: {} clock readings outside the windows",
                 p.window_ms, p.outside
-            );
+            ));
         }
+    }
+    if !remarks.is_empty() {
+        let _ = writeln!(s);
+    }
+    for n in remarks {
+        let _ = writeln!(s, "- {n}");
     }
     let _ = writeln!(s, "\nbench took {:.0} s", r.head.elapsed_s);
     s
