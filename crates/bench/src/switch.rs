@@ -453,6 +453,9 @@ pub struct Provenance {
     pub git_revision: String,
     /// Whether the work tree had uncommitted changes to tracked files.
     pub git_dirty: Option<bool>,
+    /// `release` or `debug`: the profile `partita` was built with (the partitions are found
+    /// next to it, built with the same one).
+    pub build: &'static str,
 }
 
 /// What every report of the seed benches starts with (flattened into its JSON).
@@ -477,7 +480,7 @@ impl Provenance {
     pub(crate) fn heading(&self, title: &str, quick: bool, configuration_hash: &str) -> String {
         let m = &self.machine;
         format!(
-            "# {title}{}\n\n{} ({} cores), Linux {}, clocksource {}, revision {}{}, configuration {configuration_hash}.\n\n",
+            "# {title}{}\n\n{} ({} cores), Linux {}, clocksource {}, revision {}{}, {} build, configuration {configuration_hash}.\n\n",
             if quick { " (quick)" } else { "" },
             m.cpu_model,
             m.cores,
@@ -488,7 +491,8 @@ impl Provenance {
                 " + local changes"
             } else {
                 ""
-            }
+            },
+            self.build
         )
     }
 
@@ -503,6 +507,11 @@ impl Provenance {
             git_revision: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into()),
             git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
                 .map(|s| !s.is_empty()),
+            build: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
         }
     }
 }

@@ -230,6 +230,7 @@ mod tests {
                     },
                     git_revision: "abc".into(),
                     git_dirty: None,
+                    build: "debug",
                 },
                 elapsed_s: 1.0,
                 configuration_hash: fnv1a_hex(b"x"),
