@@ -223,17 +223,12 @@ pub fn two_panels(
 }
 
 /// Cumulative distributions side by side (as the seed study's Figure 15): one panel per
-/// entry, in each a step line per series whose `values` are its 0th..100th percentiles (x:
-/// the value, y: the cumulative probability). All panels share the x range.
+/// entry, in each a step line per series whose `values[q]` is its q-th percentile (x: the
+/// value, y: q / 100; a series that stops before the 100th stops below 1). Each panel has
+/// its own x range.
 pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) -> String {
     let (pw, ph, pad) = (320.0, 240.0, 60.0);
     let n = panels.len().max(1) as f64;
-    let xmax = panels
-        .iter()
-        .flat_map(|(_, ss)| ss.iter().flat_map(|s| s.values.iter().copied()))
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, f64::max);
-    let xmax = if xmax <= 1.0 { 1.0 } else { nice(xmax) };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -250,6 +245,12 @@ pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) 
     for (k, (label, series)) in panels.iter().enumerate() {
         let ox = pad + k as f64 * (pw + pad);
         let oy = pad;
+        let xmax = series
+            .iter()
+            .flat_map(|s| s.values.iter().copied())
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max);
+        let xmax = if xmax <= 1.0 { 1.0 } else { nice(xmax) };
         let px = |x: f64| ox + pw * x.max(0.0) / xmax;
         let py = |y: f64| oy + ph - ph * y;
         let _ = writeln!(
@@ -279,11 +280,10 @@ pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) 
         }
         for (i, se) in series.iter().enumerate() {
             let c = PALETTE[i % PALETTE.len()];
-            let last = se.values.len().saturating_sub(1).max(1) as f64;
             let mut pts = Vec::new();
             let mut prev_y = 0.0;
             for (q, &v) in se.values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
-                let y = q as f64 / last;
+                let y = (q as f64 / 100.0).min(1.0);
                 pts.push(format!("{:.1},{:.1}", px(v), py(prev_y)));
                 pts.push(format!("{:.1},{:.1}", px(v), py(y)));
                 prev_y = y;

@@ -508,7 +508,14 @@ pub fn overheads_figures(r: &OverheadsReport) -> Vec<(String, String)> {
                 .filter(|(_, d)| d.count > 0)
                 .map(|(name, d)| Series {
                     name: name.into(),
-                    values: d.percentiles_ns.iter().map(|&v| v as f64 / 1e3).collect(),
+                    // Up to the 99th percentile: a single late sample would otherwise set
+                    // the scale of every panel.
+                    values: d
+                        .percentiles_ns
+                        .iter()
+                        .take(100)
+                        .map(|&v| v as f64 / 1e3)
+                        .collect(),
                 })
                 .collect();
                 (x.backend.to_string(), series)
@@ -520,7 +527,9 @@ pub fn overheads_figures(r: &OverheadsReport) -> Vec<(String, String)> {
         out.push((
             file.to_string(),
             cdf_panels(
-                &format!("Cumulative probability of the system overheads, {what}"),
+                &format!(
+                    "Cumulative probability of the system overheads to the 99th percentile, {what}"
+                ),
                 "us",
                 &panels,
             ),
