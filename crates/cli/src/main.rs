@@ -243,7 +243,7 @@ enum BenchCmd {
     /// The seed study's release overheads (TmrO, PtswO, CtswO, RelO, execution and response
     /// times) with its Table III workload, per backend, the scheduler on the partitions' core
     /// and on a core of its own, beside the published values (root; about 2 minutes,
-    /// `--quick` about 30 s).
+    /// `--quick` about 10 s).
     Overheads {
         /// Short run: 12 hyperperiods (80 ms) per configuration instead of 250.
         #[arg(long)]
@@ -262,7 +262,7 @@ enum BenchCmd {
     },
     /// SFPBench's grey-box tests, APEX calls and applications (its Tables 2 to 4, our own
     /// implementations), beside its published values (root; includes a `bench apex` run;
-    /// about 20 s, `--quick` a few seconds).
+    /// about 30 s, `--quick` a few seconds).
     Sfp {
         /// Short run: 1,000 runs per test instead of 10,000 (and `bench apex --quick`).
         #[arg(long)]
@@ -273,7 +273,7 @@ enum BenchCmd {
     },
     /// The partition-switch overhead against processes per partition and the start-up time
     /// against the number of partitions, per backend (the seed study's Figures 6, 7 and 20;
-    /// root; about 2 minutes, `--quick` about 40 s).
+    /// root; about 3 minutes, `--quick` about 20 s).
     Scaling {
         /// Fewer points and samples.
         #[arg(long)]
@@ -287,8 +287,8 @@ enum BenchCmd {
         backends: Option<Vec<Backend>>,
     },
     /// A compute partition's performance loss against its window length (1000 ... 1 ms),
-    /// measured and modelled, beside XtratuM's Table 4 (root; about 90 s, `--quick` about
-    /// 20 s).
+    /// measured and modelled, beside XtratuM's Table 4 (root; about 2 minutes, `--quick`
+    /// about 30 s).
     Slots {
         /// Window lengths 200, 50, 10, 5, 1 ms, 1 s counted per length.
         #[arg(long)]
