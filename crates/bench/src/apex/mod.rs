@@ -241,15 +241,7 @@ pub(crate) fn run_partition<T: crate::PartitionResult>(
     if let Some(c) = report.cores.iter().find(|c| c.core == core) {
         notes.extend(c.errors.iter().take(10).cloned());
     }
-    let stderr = || {
-        let log = std::fs::read_to_string(partita_manager::partition_log(&logs.0, "P"))
-            .unwrap_or_default();
-        log.lines()
-            .filter(|l| l.starts_with("stderr: "))
-            .take(10)
-            .map(str::to_string)
-            .collect()
-    };
+    let stderr = || crate::run::partition_stderr(&logs.0, "P");
     let r: T = crate::read_result("P", &result.0, stderr)?;
     Ok((r, report.backend.to_string(), notes))
 }

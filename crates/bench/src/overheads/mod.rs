@@ -404,15 +404,7 @@ pub(crate) fn run_one(
     let mut jobs = Vec::new();
     for p in SeedPartition::ALL {
         let name = p.name();
-        let stderr = || {
-            let log =
-                std::fs::read_to_string(logs.0.join(format!("{name}.log"))).unwrap_or_default();
-            log.lines()
-                .filter(|l| l.starts_with("stderr: "))
-                .take(10)
-                .map(str::to_string)
-                .collect()
-        };
+        let stderr = || crate::run::partition_stderr(&logs.0, name);
         let r: OverheadsResult = crate::read_result(name, &results[p.index()].0, stderr)?;
         notes.extend(r.notes.iter().map(|n| format!("{name}: {n}")));
         jobs.extend(r.jobs.iter().map(|&record| Job {
