@@ -27,16 +27,27 @@ const REPORT_PAUSE: Duration = Duration::from_millis(2);
 
 /// Which samples are kept: both ends inside the same window, away from its edges.
 #[derive(Debug, Clone, Copy)]
-struct Guard {
+pub(crate) struct Guard {
     /// `CLOCK_MONOTONIC` instant of APEX time 0 (the first major frame's start).
-    epoch: i64,
-    frame: i64,
-    lo: i64,
-    hi: i64,
+    pub epoch: i64,
+    pub frame: i64,
+    pub lo: i64,
+    pub hi: i64,
 }
 
 impl Guard {
-    fn ok(&self, t0: i64, t1: i64) -> bool {
+    /// The guard of a partition whose window starts every frame at offset 0 (`args`); the
+    /// runtime gives APEX time 0.
+    pub(crate) fn of(args: &ApexPartitionArgs, rt: &partita_apex::runtime::Runtime) -> Guard {
+        Guard {
+            epoch: now() - rt.now(),
+            frame: args.major_frame_ns,
+            lo: args.edge_guard_ns,
+            hi: args.window_ns - args.spin_margin_ns - args.edge_guard_ns,
+        }
+    }
+
+    pub(crate) fn ok(&self, t0: i64, t1: i64) -> bool {
         let (a, b) = (t0 - self.epoch, t1 - self.epoch);
         a >= 0
             && a / self.frame == b / self.frame
@@ -213,9 +224,7 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
             error: Some(e.to_string()),
             ..ApexResult::default()
         };
-        if let Err(w) = partita_bench_protocol::write_result(&args.result, &r) {
-            eprintln!("{}: {w}", args.result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&args.result, &r);
     })
 }
 
@@ -247,14 +256,7 @@ fn set_up(args: &ApexPartitionArgs) -> Result<(), PartitionError> {
             .control()
             .map(|c| c.park_lowering.load(Ordering::Acquire) != 0),
     };
-    // APEX time 0 on the monotonic clock.
-    let epoch = now() - rt.now();
-    let g = Guard {
-        epoch,
-        frame: args.major_frame_ns,
-        lo: args.edge_guard_ns,
-        hi: args.window_ns - args.spin_margin_ns - args.edge_guard_ns,
-    };
+    let g = Guard::of(args, rt);
     let sh = Arc::new(Shared {
         phase: AtomicU32::new(PH_SEM),
         t0: AtomicI64::new(0),
@@ -328,9 +330,7 @@ fn set_up(args: &ApexPartitionArgs) -> Result<(), PartitionError> {
         r.park_lowering = park_lowering;
         r.notes
             .extend(m.errors.lock().unwrap_or_else(|e| e.into_inner()).drain(..));
-        if let Err(e) = partita_bench_protocol::write_result(&result, &r) {
-            eprintln!("{}: {e}", result.display());
-        }
+        partita_bench_protocol::write_result_or_say(&result, &r);
         let _ = apex::intra::semaphore::wait_semaphore(hold, apex::INFINITE_TIME_VALUE);
     })
     .map_err(err("CREATE_PROCESS (measure)"))?;

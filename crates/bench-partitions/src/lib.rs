@@ -8,13 +8,20 @@
 //! | `partita-bench-spinner` | [`switch::spinner_main`] | the bench's bare switching loop |
 //! | `partita-bench-apex-partition` | [`apex::partition_main`] | the manager, in `bench apex` |
 //! | `partita-bench-ports-partition` | [`ports::partition_main`] | the manager, in `bench ports` |
+//! | `partita-bench-overheads-partition` | [`overheads::partition_main`] | the manager, in `bench overheads` |
+//! | `partita-bench-sfp-partition` | [`sfp::partition_main`] | the manager, in `bench sfp` |
+//! | `partita-bench-slots-partition` | [`slots::partition_main`] | the manager, in `bench slots` |
+//! | `partita-bench-sfp-exchange-partition` | [`sfp::exchange::partition_main`] | the manager, in `bench sfp` |
 //!
 //! Their command lines, the gap log and the result files are defined once, for them and for the
 //! bench, in `partita-bench-protocol`. `partita bench` finds these executables next to its own
 //! (where cargo puts every binary of a workspace build).
 
 pub mod apex;
+pub mod overheads;
 pub mod ports;
+pub mod sfp;
+pub mod slots;
 pub mod switch;
 
 use partita_apex::core::ReturnCode;

@@ -53,9 +53,7 @@ fn time_source() -> String {
 }
 
 fn write(path: &Path, r: &PortsResult) {
-    if let Err(e) = partita_bench_protocol::write_result(path, r) {
-        eprintln!("{}: {e}", path.display());
-    }
+    partita_bench_protocol::write_result_or_say(path, r);
 }
 
 /// A partition of `bench ports` ([`PortsPartitionArgs`]), run by the partition manager: `P`

@@ -5,11 +5,15 @@
 use std::path::Path;
 use std::process::Command;
 
-const BUILT: [&str; 4] = [
+const BUILT: [&str; 8] = [
     env!("CARGO_BIN_EXE_partita-bench-switch-partition"),
     env!("CARGO_BIN_EXE_partita-bench-spinner"),
     env!("CARGO_BIN_EXE_partita-bench-apex-partition"),
     env!("CARGO_BIN_EXE_partita-bench-ports-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-overheads-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-sfp-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-slots-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-sfp-exchange-partition"),
 ];
 
 #[test]

@@ -287,6 +287,175 @@ impl PortsPartitionArgs {
     }
 }
 
+/// `partita-bench-overheads-partition PARTITION RESULT SCALE_PERMILLE HYPERPERIODS EXTRA`: a
+/// partition of `bench overheads` and `bench scaling` (the seed study's Table III workload).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverheadsPartitionArgs {
+    /// Which of the two (`OFP` or `VSP`).
+    pub partition: crate::overheads::SeedPartition,
+    /// The result file ([`crate::overheads::OverheadsResult`]).
+    pub result: PathBuf,
+    /// Execution times of Table III scaled by this, per mille.
+    pub scale_permille: u32,
+    /// Hyperperiods (80 ms) each task records after its warm-up
+    /// ([`crate::overheads::jobs_to_record`]); the result is written when every task of the
+    /// partition has its jobs. 0: a start-up probe (no process: it writes the result, with
+    /// the instant it got there, and enters NORMAL).
+    pub hyperperiods: usize,
+    /// Extra periodic processes (lowest priority, the partition's period, no work) beside the
+    /// partition's tasks: the partition switch against the number of processes.
+    pub extra_processes: u32,
+}
+
+impl OverheadsPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            word(self.partition),
+            path(&self.result),
+            word(self.scale_permille),
+            word(self.hyperperiods),
+            word(self.extra_processes),
+        ]
+    }
+
+    /// Reads [`OverheadsPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(OverheadsPartitionArgs {
+            partition: w.take("partition (OFP or VSP)")?,
+            result: w.take("result file")?,
+            scale_permille: w.take("execution-time scale (per mille)")?,
+            hyperperiods: w.take("hyperperiods")?,
+            extra_processes: w.take("extra processes")?,
+        })
+    }
+}
+
+/// `partita-bench-slots-partition RESULT FRAME_NS OFFSET_NS WINDOW_NS WINDOWS`: a counting
+/// partition of `bench slots`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotsPartitionArgs {
+    /// The result file ([`crate::slots::SlotsResult`]).
+    pub result: PathBuf,
+    /// Major frame, ns.
+    pub major_frame_ns: i64,
+    /// The partition's window: offset and duration, ns.
+    pub offset_ns: i64,
+    /// See `offset_ns`.
+    pub window_ns: i64,
+    /// Windows counted (from the first frame of the run) before the result is written.
+    pub windows: usize,
+}
+
+impl SlotsPartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            path(&self.result),
+            word(self.major_frame_ns),
+            word(self.offset_ns),
+            word(self.window_ns),
+            word(self.windows),
+        ]
+    }
+
+    /// Reads [`SlotsPartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(SlotsPartitionArgs {
+            result: w.take("result file")?,
+            major_frame_ns: w.take("major frame")?,
+            offset_ns: w.take("window offset")?,
+            window_ns: w.take("window")?,
+            windows: w.take("windows")?,
+        })
+    }
+}
+
+/// The two partitions of SFPBench's two-partition application in `bench sfp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExchangeRole {
+    /// SAMPLE APEX APP A: random data, its CRC, written to a sampling port.
+    Crc,
+    /// SAMPLE APEX APP B: reads it, checks the CRC, multiplies matrices made of it.
+    Matrix,
+}
+
+impl std::fmt::Display for ExchangeRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ExchangeRole::Crc => "crc",
+            ExchangeRole::Matrix => "matrix",
+        })
+    }
+}
+
+impl FromStr for ExchangeRole {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "crc" => Ok(ExchangeRole::Crc),
+            "matrix" => Ok(ExchangeRole::Matrix),
+            _ => Err(()),
+        }
+    }
+}
+
+/// `partita-bench-sfp-exchange-partition ROLE RESULT RUNS MAJOR_FRAME_NS OFFSET_NS WINDOW_NS
+/// SPIN_MARGIN_NS GUARD_NS`: a partition of SFPBench's two-partition application.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExchangePartitionArgs {
+    /// Which of the two.
+    pub role: ExchangeRole,
+    /// The result file ([`crate::sfp::SfpResult`]).
+    pub result: PathBuf,
+    /// Iterations timed (after a warm-up).
+    pub runs: usize,
+    /// Major frame, ns.
+    pub major_frame_ns: i64,
+    /// The partition's window: offset and duration, ns.
+    pub offset_ns: i64,
+    /// See `offset_ns`.
+    pub window_ns: i64,
+    /// The manager's spin margin, ns.
+    pub spin_margin_ns: i64,
+    /// Iterations closer than this to a window edge are dropped, ns.
+    pub edge_guard_ns: i64,
+}
+
+impl ExchangePartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            word(self.role),
+            path(&self.result),
+            word(self.runs),
+            word(self.major_frame_ns),
+            word(self.offset_ns),
+            word(self.window_ns),
+            word(self.spin_margin_ns),
+            word(self.edge_guard_ns),
+        ]
+    }
+
+    /// Reads [`ExchangePartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(ExchangePartitionArgs {
+            role: w.take("role (crc or matrix)")?,
+            result: w.take("result file")?,
+            runs: w.take("runs")?,
+            major_frame_ns: w.take("major frame")?,
+            offset_ns: w.take("window offset")?,
+            window_ns: w.take("window")?,
+            spin_margin_ns: w.take("spin margin")?,
+            edge_guard_ns: w.take("edge guard")?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +502,37 @@ mod tests {
                 latency_samples: 7,
             };
             assert_eq!(PortsPartitionArgs::parse(&words(p.to_args())), Ok(p));
+        }
+        for partition in crate::overheads::SeedPartition::ALL {
+            let o = OverheadsPartitionArgs {
+                partition,
+                result: "/dev/shm/o.json".into(),
+                scale_permille: 500,
+                hyperperiods: 40,
+                extra_processes: 12,
+            };
+            assert_eq!(OverheadsPartitionArgs::parse(&words(o.to_args())), Ok(o));
+        }
+        let sl = SlotsPartitionArgs {
+            result: "/dev/shm/s.json".into(),
+            major_frame_ns: 3_158_000_000,
+            offset_ns: 1_000_000_000,
+            window_ns: 1_000_000_000,
+            windows: 5,
+        };
+        assert_eq!(SlotsPartitionArgs::parse(&words(sl.to_args())), Ok(sl));
+        for role in [ExchangeRole::Crc, ExchangeRole::Matrix] {
+            let x = ExchangePartitionArgs {
+                role,
+                result: "/dev/shm/x.json".into(),
+                runs: 100,
+                major_frame_ns: 10_000_000,
+                offset_ns: 4_500_000,
+                window_ns: 4_500_000,
+                spin_margin_ns: 80_000,
+                edge_guard_ns: 20_000,
+            };
+            assert_eq!(ExchangePartitionArgs::parse(&words(x.to_args())), Ok(x));
         }
     }
 

@@ -16,28 +16,53 @@
 //! [`partition_executable`] next to the running executable; what they share with this side
 //! (command lines, the gap log, the result files) is defined once in `partita-bench-protocol`.
 
+mod all;
 mod analysis;
 mod apex;
 mod bare;
 mod executables;
+mod overheads;
 mod ports;
 mod render;
 mod run;
+mod scaling;
+mod sfp;
+mod slots;
 mod soak;
 mod stats;
 mod switch;
 
+pub use all::{index_html, index_markdown, run_all, AllEntry, AllIndex, ALL_COUNT};
 pub use analysis::Counts;
 pub use apex::{
     render_apex, run_apex, ApexCheck, ApexOptions, ApexPlan, ApexReport, HandoffFigures,
     ServiceFigures,
 };
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
+pub use overheads::{
+    overheads_figures, render_overheads, run_overheads, Distribution, MatchCounts,
+    OverheadsOptions, OverheadsPlan, OverheadsReport, OverheadsSection, Placement, Published,
+    TaskFigures, PUBLISHED,
+};
 pub use ports::{render_ports, run_ports, PortRow, PortsCheck, PortsOptions, PortsReport};
 pub use render::render;
+pub use scaling::{
+    render_scaling, run_scaling, scaling_figures, ScalingOptions, ScalingReport, StartupPoint,
+    SwitchPoint,
+};
+pub use sfp::{
+    render_sfp, run_sfp, SfpFigures, SfpOptions, SfpPublished, SfpReport, SfpRowFigures,
+    SFP_PUBLISHED,
+};
+pub use slots::{
+    render_slots, run_slots, slots_figures, SlotPoint, SlotsOptions, SlotsReport, XTRATUM_TABLE_4,
+};
 pub use soak::{render_soak, run_soak, write_soak, SoakOptions, SoakReport};
 pub use stats::Figures;
-pub use switch::{run_switch, Check, Machine, PlanInfo, Section, SwitchOptions, SwitchReport};
+pub use switch::{
+    run_switch, Check, Machine, PlanInfo, Provenance, ReportHead, Section, SwitchOptions,
+    SwitchReport,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,6 +168,24 @@ impl PartitionResult for partita_bench_protocol::apex::ApexResult {
     }
 }
 
+impl PartitionResult for partita_bench_protocol::overheads::OverheadsResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+impl PartitionResult for partita_bench_protocol::sfp::SfpResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+impl PartitionResult for partita_bench_protocol::slots::SlotsResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
 impl PartitionResult for partita_bench_protocol::ports::PortsResult {
     fn error(&self) -> Option<&str> {
         self.error.as_deref()
@@ -184,6 +227,36 @@ impl Drop for RemoveFile {
     }
 }
 
+/// A tag unique to this process and instant, for the files and directories of one run.
+pub(crate) fn run_tag() -> String {
+    format!(
+        "{}-{}",
+        partita_sys::sched::getpid(),
+        partita_sys::time::monotonic_ns()
+    )
+}
+
+/// `n` result files of one run of `bench` under `/dev/shm`, named `...-<tag>-<i>.json`,
+/// removed on drop.
+pub(crate) fn result_files(bench: &str, tag: &str, n: usize) -> Vec<RemoveFile> {
+    (0..n)
+        .map(|i| {
+            RemoveFile(PathBuf::from(format!(
+                "/dev/shm/partita-bench-{bench}-{tag}-{i}.json"
+            )))
+        })
+        .collect()
+}
+
+/// Removes a directory tree on drop.
+pub(crate) struct RemoveDir(pub PathBuf);
+
+impl Drop for RemoveDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Writes a report as JSON to `path` (creating its directory).
 pub fn write_json(r: &impl serde::Serialize, path: &Path) -> Result<(), BenchError> {
     let io = |e| BenchError::Io {
@@ -204,6 +277,30 @@ pub trait Report: serde::Serialize {
 
     /// The text the command prints.
     fn render(&self) -> String;
+
+    /// Its SVG figures: (file name, text); none for a bench that draws nothing.
+    fn figures(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// Writes `report` into the directory `dir` (created): `<bench>.json`, `<bench>.md` (the
+/// rendered text) and its figures. Returns the files written.
+pub fn write_report_dir<R: Report>(report: &R, dir: &Path) -> Result<Vec<PathBuf>, BenchError> {
+    let json = dir.join(format!("{}.json", R::BENCH));
+    write_json(report, &json)?;
+    let mut files = vec![json];
+    let mut texts = vec![(format!("{}.md", R::BENCH), report.render())];
+    texts.extend(report.figures());
+    for (name, text) in texts {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| BenchError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        files.push(path);
+    }
+    Ok(files)
 }
 
 impl Report for SwitchReport {
@@ -219,6 +316,50 @@ impl Report for ApexReport {
 
     fn render(&self) -> String {
         render_apex(self)
+    }
+}
+
+impl Report for OverheadsReport {
+    const BENCH: &'static str = "overheads";
+
+    fn render(&self) -> String {
+        render_overheads(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        overheads_figures(self)
+    }
+}
+
+impl Report for ScalingReport {
+    const BENCH: &'static str = "scaling";
+
+    fn render(&self) -> String {
+        render_scaling(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        scaling_figures(self)
+    }
+}
+
+impl Report for SlotsReport {
+    const BENCH: &'static str = "slots";
+
+    fn render(&self) -> String {
+        render_slots(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        slots_figures(self)
+    }
+}
+
+impl Report for SfpReport {
+    const BENCH: &'static str = "sfp";
+
+    fn render(&self) -> String {
+        render_sfp(self)
     }
 }
 

@@ -73,3 +73,15 @@ pub(crate) fn run_notes(report: &RunReport, all: bool) -> Vec<String> {
     }
     notes
 }
+
+/// The first lines partition `name` wrote to its stderr in a run whose `log_dir` was
+/// `log_dir` (for the error when it wrote no result).
+pub(crate) fn partition_stderr(log_dir: &std::path::Path, name: &str) -> Vec<String> {
+    let log =
+        std::fs::read_to_string(partita_manager::partition_log(log_dir, name)).unwrap_or_default();
+    log.lines()
+        .filter(|l| l.starts_with("stderr: "))
+        .take(10)
+        .map(str::to_string)
+        .collect()
+}

@@ -358,7 +358,7 @@ fn run_bare(ctx: &Ctx, mech: Backend, margin: u64, frames: u64) -> Result<Sectio
     })
 }
 
-fn backend_choice(m: Backend) -> BackendChoice {
+pub(crate) fn backend_choice(m: Backend) -> BackendChoice {
     match m {
         Backend::Signals => BackendChoice::Signals,
         Backend::FreezerV1 => BackendChoice::FreezerV1,
@@ -440,6 +440,80 @@ fn run_partita(
         cpuacct_overrun_max_ns: report.partitions.iter().map(|p| p.overrun.max).max(),
         notes,
     })
+}
+
+/// Where and when a report's figures were taken (flattened into its JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    /// Unix time of the start, s.
+    pub started_unix: u64,
+    /// Machine.
+    pub machine: Machine,
+    /// `git rev-parse HEAD`, or `unknown`.
+    pub git_revision: String,
+    /// Whether the work tree had uncommitted changes to tracked files.
+    pub git_dirty: Option<bool>,
+    /// `release` or `debug`: the profile `partita` was built with (the partitions are found
+    /// next to it, built with the same one).
+    pub build: &'static str,
+}
+
+/// What every report of the seed benches starts with (flattened into its JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportHead {
+    /// Report format, e.g. `partita-bench-overheads/1`.
+    pub format: &'static str,
+    /// Machine, revision, start.
+    #[serde(flatten)]
+    pub provenance: Provenance,
+    /// Wall time of the whole bench, s.
+    pub elapsed_s: f64,
+    /// FNV-1a of the configuration (hex): equal hashes ran the same configuration.
+    pub configuration_hash: String,
+    /// Quick run.
+    pub quick: bool,
+}
+
+impl Provenance {
+    /// The Markdown heading of a report: `# title`, then a line saying where and with what
+    /// it ran.
+    pub(crate) fn heading(&self, title: &str, quick: bool, configuration_hash: &str) -> String {
+        let m = &self.machine;
+        format!(
+            "# {title}{}\n\n{} ({} cores), Linux {}, clocksource {}, revision {}{}, {} build, configuration {configuration_hash}.\n\n",
+            if quick { " (quick)" } else { "" },
+            m.cpu_model,
+            m.cores,
+            m.kernel,
+            m.clocksource,
+            self.git_revision,
+            if self.git_dirty == Some(true) {
+                " + local changes"
+            } else {
+                ""
+            },
+            self.build
+        )
+    }
+
+    /// Now, on this machine, in the current directory's work tree.
+    pub(crate) fn now() -> Provenance {
+        Provenance {
+            started_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            machine: machine(),
+            git_revision: git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into()),
+            git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
+                .map(|s| !s.is_empty()),
+            build: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
+        }
+    }
 }
 
 /// Facts about this machine for the reports.

@@ -143,7 +143,8 @@ enum Cmd {
     /// List the configuration validation rules.
     Rules,
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
-    /// `partita bench ports`.
+    /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
+    /// scaling`, `partita bench slots`, `partita bench all`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -239,6 +240,75 @@ enum BenchCmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// The seed study's release overheads (TmrO, PtswO, CtswO, RelO, execution and response
+    /// times) with its Table III workload, per backend, the scheduler on the partitions' core
+    /// and on a core of its own, beside the published values (root; about 2 minutes,
+    /// `--quick` about 10 s).
+    Overheads {
+        /// Short run: 12 hyperperiods (80 ms) per configuration instead of 250.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for overheads.json, overheads.md and the CDF plots (default:
+        /// bench-results/overheads-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
+        #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
+        backends: Option<Vec<Backend>>,
+        /// Table III's execution times are scaled by this (0.05 to 0.9; the full task set
+        /// needs 100 % of a core).
+        #[arg(long, default_value_t = 0.8, value_parser = parse_scale)]
+        scale: f64,
+    },
+    /// SFPBench's grey-box tests, APEX calls and applications (its Tables 2 to 4, our own
+    /// implementations), beside its published values (root; includes a `bench apex` run;
+    /// about 30 s, `--quick` a few seconds).
+    Sfp {
+        /// Short run: 1,000 runs per test instead of 10,000 (and `bench apex --quick`).
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for sfp.json and sfp.md (default: bench-results/sfp-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// The partition-switch overhead against processes per partition and the start-up time
+    /// against the number of partitions, per backend (the seed study's Figures 6, 7 and 20;
+    /// root; about 3 minutes, `--quick` about 20 s).
+    Scaling {
+        /// Fewer points and samples.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for scaling.json, scaling.md and the curves (default:
+        /// bench-results/scaling-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
+        #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
+        backends: Option<Vec<Backend>>,
+    },
+    /// A compute partition's performance loss against its window length (1000 ... 1 ms),
+    /// measured and modelled, beside XtratuM's Table 4 (root; about 2 minutes, `--quick`
+    /// about 30 s).
+    Slots {
+        /// Window lengths 200, 50, 10, 5, 1 ms, 1 s counted per length.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for slots.json, slots.md and the curve (default:
+        /// bench-results/slots-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Every benchmark (overheads, sfp, scaling, slots, switch, apex, ports) into one folder
+    /// with an index page (index.md, index.html with the plots, index.json); root; `--quick`
+    /// runs their quick forms, in under 5 minutes on 2 cores.
+    All {
+        /// The quick form of every benchmark.
+        #[arg(long)]
+        quick: bool,
+        /// Output folder (default: bench-results/all-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Long run of a module (default: the flagship) sampling memory and descriptors of the
     /// manager and its partitions, with missed boundaries and window-start drift
     /// (docs/soak.md; root).
@@ -278,6 +348,18 @@ fn parse_backend(s: &str) -> Result<Backend, BenchBackendError> {
             Err(BenchBackendError::NotOne(s.to_string()))
         }
         Err(e) => Err(BenchBackendError::Unknown(e)),
+    }
+}
+
+/// A `bench overheads --scale` outside the range the schedule can carry.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not a scale from 0.05 to 0.9 (Table III needs 100 % of a core; the windows give 95 %)")]
+struct ScaleError(String);
+
+fn parse_scale(s: &str) -> Result<f64, ScaleError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.05..=0.9).contains(&v) => Ok(v),
+        _ => Err(ScaleError(s.to_string())),
     }
 }
 
@@ -464,6 +546,51 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Ports { quick, json },
         } => bench::ports(&partita_bench::PortsOptions { quick }, json),
+        Cmd::Bench {
+            what:
+                BenchCmd::Overheads {
+                    quick,
+                    out,
+                    backends,
+                    scale,
+                },
+        } => {
+            let mut o = partita_bench::OverheadsOptions {
+                quick,
+                scale_permille: (scale * 1000.0).round() as u32,
+                ..Default::default()
+            };
+            if let Some(b) = backends {
+                o.backends = b;
+            }
+            bench::overheads(&o, out)
+        }
+        Cmd::Bench {
+            what: BenchCmd::Sfp { quick, out },
+        } => bench::sfp(&partita_bench::SfpOptions { quick }, out),
+        Cmd::Bench {
+            what: BenchCmd::Slots { quick, out },
+        } => bench::slots(&partita_bench::SlotsOptions { quick }, out),
+        Cmd::Bench {
+            what: BenchCmd::All { quick, out },
+        } => bench::all(quick, out),
+        Cmd::Bench {
+            what:
+                BenchCmd::Scaling {
+                    quick,
+                    out,
+                    backends,
+                },
+        } => {
+            let mut o = partita_bench::ScalingOptions {
+                quick,
+                ..Default::default()
+            };
+            if let Some(b) = backends {
+                o.backends = b;
+            }
+            bench::scaling(&o, out)
+        }
         Cmd::Bench {
             what:
                 BenchCmd::Soak {

@@ -75,3 +75,91 @@ fn bench_ports_runs() {
 fn bench_switch_runs() {
     let _ = bench("switch", &["--backends", "freezer-v1"]);
 }
+
+/// `bench overheads --quick` with one backend: the seed's tables with the published values
+/// beside ours, every figure measured from both partitions' jobs, the JSON and the CDF plots
+/// in the output directory.
+#[test]
+fn bench_overheads_writes_the_seed_tables() {
+    let _s = serial();
+    if let Err(r) = capable() {
+        skip("bench_overheads_writes_the_seed_tables", &r);
+        return;
+    }
+    build_bench_partitions();
+    let dir = scratch("bench-smoke-overheads").join("out");
+    let o = partita()
+        .args([
+            "bench",
+            "overheads",
+            "--quick",
+            "--backends",
+            "signals",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&dir.join("overheads.json"));
+    let two_cores = partita_sys::sched::online_cpus() > 1;
+    let sections = r["sections"].as_array().expect("sections");
+    assert_eq!(sections.len(), 2, "{r}");
+    let hyperperiods = r["plan"]["hyperperiods"].as_u64().unwrap();
+    for x in sections {
+        if !two_cores && x["placement"] == "own-core" {
+            assert!(x["skipped"].is_string(), "{x}");
+            continue;
+        }
+        assert!(x["skipped"].is_null(), "{x}");
+        let count = |f: &str| x[f]["count"].as_u64().unwrap();
+        // 8 window starts per hyperperiod (the recorded span covers all but about one);
+        // every OFP window and every fourth VSP window releases jobs, each giving a PtswO and a
+        // RelO(first) sample.
+        assert!(count("timer") >= 8 * (hyperperiods - 1), "{x}");
+        assert!(count("partition_switch") > 0, "{x}");
+        assert_eq!(count("partition_switch"), count("release_first"), "{x}");
+        assert!(count("context_switch") > 0, "{x}");
+        let tasks = x["tasks"].as_array().unwrap();
+        assert_eq!(tasks.len(), 5);
+        for t in tasks {
+            let per = if t["task"] == "GnC" || t["task"] == "NavReader" {
+                4
+            } else {
+                1
+            };
+            assert_eq!(
+                t["execution"]["count"].as_u64(),
+                Some(per * hyperperiods),
+                "{t}"
+            );
+            // The busy work uses its CPU time to the end, and a job takes at least that long.
+            let target = t["cpu_target_ns"].as_i64().unwrap();
+            assert!(t["cpu"]["min_ns"].as_i64().unwrap() >= target, "{t}");
+            assert!(t["execution"]["min_ns"].as_i64().unwrap() >= target, "{t}");
+            assert!(
+                t["response"]["min_ns"].as_i64() >= t["execution"]["min_ns"].as_i64(),
+                "{t}"
+            );
+        }
+    }
+    assert_eq!(r["published"].as_array().map(Vec::len), Some(18));
+    let md = std::fs::read_to_string(dir.join("overheads.md")).unwrap();
+    assert!(md.contains("## Table V"), "{md}");
+    assert!(
+        md.contains("| seed, user-level | 50 | 10 | 58 | 15 | 20 | 4 |"),
+        "{md}"
+    );
+    assert!(md.contains("| Partita signals, shared core |"), "{md}");
+    let svg = std::fs::read_to_string(dir.join("overheads-cdf.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("<polyline"),
+        "{svg}"
+    );
+    assert_eq!(
+        dir.join("overheads-cdf-own-core.svg").exists(),
+        two_cores,
+        "{}",
+        dir.display()
+    );
+}

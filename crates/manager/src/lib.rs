@@ -145,6 +145,10 @@ pub struct RunOptions {
     pub seccomp: bool,
     /// Record the run into a trace file (`partita run --trace`, see `docs/tracing.md`).
     pub trace: Option<TraceOptions>,
+    /// Pin every scheduler thread to this core instead of the core whose windows it switches
+    /// (the partition scheduler on a core of its own, as in the seed study's Figure 16).
+    /// `None`: each scheduler thread runs on its own partitions' core.
+    pub scheduler_core: Option<u32>,
 }
 
 impl Default for RunOptions {
@@ -166,6 +170,7 @@ impl Default for RunOptions {
             window_trace: 4096,
             seccomp: true,
             trace: None,
+            scheduler_core: None,
         }
     }
 }

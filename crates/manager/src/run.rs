@@ -481,6 +481,7 @@ impl<'a> Run<'a> {
             schedules: self.schedules.clone(),
             trace_limit: opts.window_trace,
             trace: self.trace.as_ref().map(|t| t.rings.clone()),
+            scheduler_core: opts.scheduler_core,
         }
     }
 

@@ -46,6 +46,8 @@ pub(crate) struct Shared {
     pub trace_limit: usize,
     /// The rings of a traced run (crate::trace).
     pub trace: Option<Arc<crate::trace::Rings>>,
+    /// The core every scheduler thread runs on (`None`: the core it switches).
+    pub scheduler_core: Option<u32>,
 }
 
 /// What one scheduler thread measured.
@@ -77,9 +79,11 @@ pub(crate) fn run_core(
     rt: bool,
 ) -> CoreStats {
     let mut st = CoreStats::new(core, shared);
-    if let Err(e) = partita_sys::sched::set_affinity(0, &[core]) {
-        st.errors
-            .push(format!("pinning scheduler to core {core}: {e}"));
+    let on = shared.scheduler_core.unwrap_or(core);
+    if let Err(e) = partita_sys::sched::set_affinity(0, &[on]) {
+        st.errors.push(format!(
+            "pinning the scheduler of core {core} to core {on}: {e}"
+        ));
     }
     if rt {
         if let Err(e) = partita_sys::sched::set_fifo(0, crate::SCHEDULER_PRIORITY) {

@@ -215,19 +215,101 @@ pub fn two_panels(
                 let _ = writeln!(s, r#"<circle cx="{a}" cy="{b}" r="3" fill="{c}"/>"#);
             }
             // Legend below the axis label, one entry per series.
-            let (lx, ly) = (ox + 100.0 * i as f64, oy + ph + 56.0);
-            let _ = writeln!(
-                s,
-                r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="2"/><text x="{}" y="{}">{}</text>"#,
-                lx + 20.0,
-                lx + 25.0,
-                ly + 4.0,
-                esc(&se.name)
-            );
+            legend_entry(&mut s, (ox + 100.0 * i as f64, oy + ph + 56.0), c, &se.name);
         }
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// Cumulative distributions side by side (as the seed study's Figure 15): one panel per
+/// entry, in each a step line per series whose `values[q]` is its q-th percentile (x: the
+/// value, y: q / 100; a series that stops before the 100th stops below 1). Each panel has
+/// its own x range.
+pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) -> String {
+    let (pw, ph, pad) = (320.0, 240.0, 60.0);
+    let n = panels.len().max(1) as f64;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
+        n * (pw + pad) + pad,
+        ph + 2.0 * pad + 50.0
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{pad}" y="22" font-size="14">{}</text>"#,
+        esc(title)
+    );
+    for (k, (label, series)) in panels.iter().enumerate() {
+        let ox = pad + k as f64 * (pw + pad);
+        let oy = pad;
+        let xmax = series
+            .iter()
+            .flat_map(|s| s.values.iter().copied())
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max);
+        let xmax = if xmax <= 1.0 { 1.0 } else { nice(xmax) };
+        let px = |x: f64| ox + pw * x.max(0.0) / xmax;
+        let py = |y: f64| oy + ph - ph * y;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="#333"/><text x="{}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{}" text-anchor="middle">{}</text>"##,
+            ox + pw / 2.0,
+            oy - 8.0,
+            esc(label),
+            ox + pw / 2.0,
+            oy + ph + 32.0,
+            esc(x_label)
+        );
+        for t in 0..=4 {
+            let (y, x) = (t as f64 / 4.0, xmax * t as f64 / 4.0);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{ox}" y1="{0:.1}" x2="{1}" y2="{0:.1}" stroke="#ddd"/><text x="{2}" y="{3:.1}" text-anchor="end">{4}</text><text x="{5:.1}" y="{6}" text-anchor="middle">{7}</text>"##,
+                py(y),
+                ox + pw,
+                ox - 4.0,
+                py(y) + 4.0,
+                trim(y),
+                px(x),
+                oy + ph + 16.0,
+                trim(x)
+            );
+        }
+        for (i, se) in series.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            let mut pts = Vec::new();
+            let mut prev_y = 0.0;
+            for (q, &v) in se.values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+                let y = (q as f64 / 100.0).min(1.0);
+                pts.push(format!("{:.1},{:.1}", px(v), py(prev_y)));
+                pts.push(format!("{:.1},{:.1}", px(v), py(y)));
+                prev_y = y;
+            }
+            let _ = writeln!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="2"/>"#,
+                pts.join(" ")
+            );
+            legend_entry(&mut s, (ox + 90.0 * i as f64, oy + ph + 52.0), c, &se.name);
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A legend entry at `(lx, ly)`: a short line in colour `c`, then `name`.
+fn legend_entry(s: &mut String, (lx, ly): (f64, f64), c: &str, name: &str) {
+    let _ = writeln!(
+        s,
+        r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="2"/><text x="{}" y="{}">{}</text>"#,
+        lx + 20.0,
+        lx + 25.0,
+        ly + 4.0,
+        esc(name)
+    );
 }
 
 fn nice(v: f64) -> f64 {
@@ -243,4 +325,50 @@ fn nice(v: f64) -> f64 {
 fn trim(v: f64) -> String {
     let s = format!("{v:.2}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cdf_panels_draw_a_rising_step_line_per_series() {
+        let series = |name: &str, scale: f64| Series {
+            name: name.into(),
+            values: (0..=100).map(|p| p as f64 * scale).collect(),
+        };
+        let svg = cdf_panels(
+            "overheads <us>",
+            "us",
+            &[
+                (
+                    "signals".into(),
+                    vec![series("TmrO", 1.0), series("PtswO", 2.0)],
+                ),
+                ("freezer-v2".into(), vec![series("TmrO", 0.5)]),
+            ],
+        );
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+        let lines: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .collect();
+        assert_eq!(lines.len(), 3);
+        // y falls (the probability rises) along every line; x never goes back.
+        for l in lines {
+            let pts: Vec<(f64, f64)> = l
+                .attribute("points")
+                .unwrap()
+                .split(' ')
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            assert_eq!(pts.len(), 202);
+            assert!(pts.windows(2).all(|w| w[1].0 >= w[0].0 && w[1].1 <= w[0].1));
+            assert!(pts.last().unwrap().1 < pts[0].1);
+        }
+        assert!(svg.contains("overheads &lt;us&gt;"));
+    }
 }

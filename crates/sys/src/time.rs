@@ -5,7 +5,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 
 /// Reads `clock` (`getres`: its resolution instead), in ns. Every clock used here exists on
 /// the kernels Partita supports (MONOTONIC, BOOTTIME since 2.6.39, MONOTONIC_COARSE since
-/// 2.6.32).
+/// 2.6.32, THREAD_CPUTIME_ID since 2.6.12).
 fn clock_ns(clock: libc::clockid_t, getres: bool) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -25,6 +25,12 @@ fn clock_ns(clock: libc::clockid_t, getres: bool) -> u64 {
 /// Nanoseconds on `CLOCK_MONOTONIC` (read through the vDSO: no system call).
 pub fn monotonic_ns() -> u64 {
     clock_ns(libc::CLOCK_MONOTONIC, false)
+}
+
+/// CPU time the calling thread has used, in ns (`CLOCK_THREAD_CPUTIME_ID`: a system call;
+/// it does not advance while the thread is preempted or its partition is held).
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID, false)
 }
 
 /// `CLOCK_BOOTTIME` less `CLOCK_MONOTONIC` now, in ns (the time the system spent suspended;
@@ -421,6 +427,22 @@ mod tests {
         }
         assert!(c.calibrated());
         c
+    }
+
+    #[test]
+    fn thread_cpu_time_advances_with_work_not_with_sleep() {
+        let t0 = thread_cpu_ns();
+        let until = monotonic_ns() + 5_000_000;
+        while monotonic_ns() < until {
+            std::hint::spin_loop();
+        }
+        let t1 = thread_cpu_ns();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let t2 = thread_cpu_ns();
+        // 5 ms of spinning is at least 5 ms of wall time: some of it is CPU time even on a
+        // loaded machine; 20 ms of sleeping uses far less than 20 ms of CPU.
+        assert!(t1 > t0, "{t0} {t1}");
+        assert!(t2 - t1 < 20_000_000, "{t1} {t2}");
     }
 
     #[test]

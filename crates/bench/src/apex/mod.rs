@@ -178,32 +178,26 @@ use bare::run_bare;
 // Bench side
 // ---------------------------------------------------------------------------------------------
 
-/// Removes a directory tree on drop.
-struct RemoveDir(PathBuf);
-
-impl Drop for RemoveDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs the partition executable `exe`; returns its results, the backend used and notes.
-fn run_partition(
+/// Runs the partition executable `exe` (the partition of `bench apex`, or another that takes
+/// its command line) as the only partition of module `bench-<bench>`, in the window and frame
+/// of `bench apex`; returns its results, the backend used and notes.
+pub(crate) fn run_partition<T: crate::PartitionResult>(
+    bench: &str,
     exe: PathBuf,
     core: u32,
     n: usize,
     margin: Duration,
     stop: &Arc<AtomicBool>,
-) -> Result<(ApexResult, String, Vec<String>), BenchError> {
+) -> Result<(T, String, Vec<String>), BenchError> {
     let tag = format!(
         "{}-{}",
         partita_sys::sched::getpid(),
         partita_sys::time::monotonic_ns()
     );
     let result = crate::RemoveFile(PathBuf::from(format!(
-        "/dev/shm/partita-bench-apex-{tag}.json"
+        "/dev/shm/partita-bench-{bench}-{tag}.json"
     )));
-    let logs = RemoveDir(std::env::temp_dir().join(format!("partita-bench-apex-{tag}")));
+    let logs = crate::RemoveDir(std::env::temp_dir().join(format!("partita-bench-{bench}-{tag}")));
     let frame = FramePlan {
         major_frame: MAJOR_FRAME_NS,
         windows: vec![Window {
@@ -228,7 +222,7 @@ fn run_partition(
         cores: vec![core],
         ..CompiledPartition::new(1, "P", exe)
     };
-    let plan = PlanBuilder::new("bench-apex", frame)
+    let plan = PlanBuilder::new(&format!("bench-{bench}"), frame)
         .partition(partition)
         .build()?;
     let opts = RunOptions {
@@ -247,16 +241,8 @@ fn run_partition(
     if let Some(c) = report.cores.iter().find(|c| c.core == core) {
         notes.extend(c.errors.iter().take(10).cloned());
     }
-    let stderr = || {
-        let log = std::fs::read_to_string(partita_manager::partition_log(&logs.0, "P"))
-            .unwrap_or_default();
-        log.lines()
-            .filter(|l| l.starts_with("stderr: "))
-            .take(10)
-            .map(str::to_string)
-            .collect()
-    };
-    let r: ApexResult = crate::read_result("P", &result.0, stderr)?;
+    let stderr = || crate::run::partition_stderr(&logs.0, "P");
+    let r: T = crate::read_result("P", &result.0, stderr)?;
     Ok((r, report.backend.to_string(), notes))
 }
 
@@ -297,7 +283,7 @@ pub fn run_apex(
     if stop.load(Ordering::Relaxed) {
         return Err(BenchError::Interrupted);
     }
-    let (r, backend, run_notes) = run_partition(exe, core, n, margin, &stop)?;
+    let (r, backend, run_notes) = run_partition::<ApexResult>("apex", exe, core, n, margin, &stop)?;
     notes.extend(run_notes);
     notes.extend(r.notes.iter().cloned());
     progress(&format!(
