@@ -402,42 +402,7 @@ impl RunReport {
                 },
             );
         }
-        let st = &self.hm.status;
-        if st.total > 0 || self.hm.shutdown || self.hm.module_resets > 0 || self.hm.suppressed > 0 {
-            let _ = writeln!(
-                s,
-                "  health monitor: {} events{}{}{}{}{}",
-                st.total,
-                if self.hm.suppressed > 0 {
-                    format!(" (+{} not recorded: rate limit)", self.hm.suppressed)
-                } else {
-                    String::new()
-                },
-                if st.evicted > 0 {
-                    format!(" ({} oldest not kept in memory)", st.evicted)
-                } else {
-                    String::new()
-                },
-                if self.hm.module_resets > 0 {
-                    format!(", {} module resets", self.hm.module_resets)
-                } else {
-                    String::new()
-                },
-                if self.hm.shutdown {
-                    ", module SHUTDOWN"
-                } else {
-                    ""
-                },
-                if st.file_errors > 0 {
-                    format!(", {} records NOT written to the log file", st.file_errors)
-                } else {
-                    String::new()
-                },
-            );
-            for r in &self.hm.records {
-                let _ = writeln!(s, "    {}", crate::hm::logbook::render_record(r));
-            }
-        }
+        self.render_hm(&mut s);
         for c in &self.channels {
             let _ = writeln!(
                 s,
@@ -475,6 +440,57 @@ impl RunReport {
                 self.schedule_requests_rejected
             );
         }
+        self.render_trace(&mut s);
+        for l in &self.leftovers {
+            let _ = writeln!(s, "  LEFT BEHIND: {l}");
+        }
+        s
+    }
+
+    /// The health monitor's lines of [`RunReport::render`].
+    fn render_hm(&self, s: &mut String) {
+        use std::fmt::Write;
+        let st = &self.hm.status;
+        if st.total > 0 || self.hm.shutdown || self.hm.module_resets > 0 || self.hm.suppressed > 0 {
+            let _ = writeln!(
+                s,
+                "  health monitor: {} events{}{}{}{}{}",
+                st.total,
+                if self.hm.suppressed > 0 {
+                    format!(" (+{} not recorded: rate limit)", self.hm.suppressed)
+                } else {
+                    String::new()
+                },
+                if st.evicted > 0 {
+                    format!(" ({} oldest not kept in memory)", st.evicted)
+                } else {
+                    String::new()
+                },
+                if self.hm.module_resets > 0 {
+                    format!(", {} module resets", self.hm.module_resets)
+                } else {
+                    String::new()
+                },
+                if self.hm.shutdown {
+                    ", module SHUTDOWN"
+                } else {
+                    ""
+                },
+                if st.file_errors > 0 {
+                    format!(", {} records NOT written to the log file", st.file_errors)
+                } else {
+                    String::new()
+                },
+            );
+            for r in &self.hm.records {
+                let _ = writeln!(s, "    {}", crate::hm::logbook::render_record(r));
+            }
+        }
+    }
+
+    /// The trace line of [`RunReport::render`].
+    fn render_trace(&self, s: &mut String) {
+        use std::fmt::Write;
         if let Some(t) = &self.trace {
             let _ = writeln!(
                 s,
@@ -498,10 +514,6 @@ impl RunReport {
                 },
             );
         }
-        for l in &self.leftovers {
-            let _ = writeln!(s, "  LEFT BEHIND: {l}");
-        }
-        s
     }
 }
 
