@@ -18,6 +18,25 @@
 //!
 //! The header describes the run (module, host, backend, epoch) and the plan the events refer
 //! to by index: partitions and the windows of every schedule.
+//!
+//! # Converting
+//!
+//! [`Trace`] reads a file whole, in time order, and selects a span, core or partition
+//! ([`Selection`]); [`convert`] writes it as Perfetto JSON ([`perfetto`]), CSV ([`csv`]), a
+//! text summary ([`summary`]) or an SVG timeline ([`svg`]). Pure: std, serde and the abi.
+
+#[cfg(test)]
+mod convert_tests;
+pub mod csv;
+pub mod describe;
+pub mod perfetto;
+pub mod summary;
+pub mod svg;
+#[cfg(any(test, feature = "synthetic"))]
+pub mod synthetic;
+pub mod timeline;
+
+pub use timeline::{Selection, Span, Trace, ViewError};
 
 use partita_abi::trace::{Event, EVENT_LEN};
 use serde::{Deserialize, Serialize};
@@ -335,6 +354,49 @@ impl<R: Read> TraceReader<R> {
         }
         Ok(v)
     }
+}
+
+/// What `partita trace` converts a trace to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Chrome trace-event JSON, for ui.perfetto.dev ([`perfetto`]).
+    Perfetto,
+    /// One row per event ([`csv`]).
+    Csv,
+    /// The text summary ([`summary`]).
+    #[default]
+    Summary,
+    /// The SVG timeline ([`svg`]).
+    Svg,
+}
+
+/// A format name that is not one of [`Format`]'s.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("`{0}` is not a trace format (perfetto, csv, summary, svg)")]
+pub struct UnknownFormat(pub String);
+
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+    fn from_str(s: &str) -> Result<Self, UnknownFormat> {
+        match s.trim() {
+            "perfetto" | "json" => Ok(Format::Perfetto),
+            "csv" => Ok(Format::Csv),
+            "summary" | "text" => Ok(Format::Summary),
+            "svg" => Ok(Format::Svg),
+            other => Err(UnknownFormat(other.to_string())),
+        }
+    }
+}
+
+/// Writes `trace` in `format` to `out`.
+pub fn convert(trace: &Trace, format: Format, out: &mut impl Write) -> Result<(), ViewError> {
+    match format {
+        Format::Perfetto => perfetto::write(trace, out)?,
+        Format::Csv => csv::write(trace, out)?,
+        Format::Summary => out.write_all(summary::render(trace)?.as_bytes())?,
+        Format::Svg => out.write_all(svg::render(trace)?.as_bytes())?,
+    }
+    Ok(())
 }
 
 /// Reads until `buf` is full or the input ends; the number of bytes read.

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! An SVG timeline of a span (best for 1–3 major frames): per core a row of planned windows
+//! beside a row of actual ones, per process a row of its states (running, ready, waiting) as
+//! bars, deadline misses and HM events marked, frame starts as dashed lines, a time axis in
+//! ms after the epoch, and a legend. Hand-written SVG text: rectangles, lines and labels.
+
+use crate::describe::args_text;
+use crate::timeline::{state_name, Trace, ViewError};
+use partita_abi::trace::{EventKind, NO_PARTITION};
+use partita_abi::ProcessState;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Partition colours, by partition index.
+pub const PARTITION_COLOURS: [&str; 8] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7",
+];
+
+/// The colour of a process state's bar (`None`: not drawn).
+pub fn state_colour(state: u64) -> Option<&'static str> {
+    match u32::try_from(state).ok().and_then(ProcessState::from_raw) {
+        Some(ProcessState::Running) => Some("#2ca02c"),
+        Some(ProcessState::Ready) => Some("#f2c500"),
+        Some(ProcessState::Waiting) => Some("#c7c7c7"),
+        _ => None,
+    }
+}
+
+const MISS: &str = "#d62728";
+const HM: &str = "#7b2cbf";
+
+/// Escapes text for SVG content and attributes.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A tick step of about a tenth of `span` ns: 1, 2 or 5 times a power of ten.
+pub fn tick_step(span: u64) -> u64 {
+    let target = (span / 10).max(1);
+    let mut step = 1u64;
+    loop {
+        for m in [1, 2, 5] {
+            if step.saturating_mul(m) >= target {
+                return step.saturating_mul(m);
+            }
+        }
+        step = step.saturating_mul(10);
+    }
+}
+
+fn partition_colour(p: u16) -> &'static str {
+    if p == NO_PARTITION {
+        "#999999"
+    } else {
+        PARTITION_COLOURS[usize::from(p) % PARTITION_COLOURS.len()]
+    }
+}
+
+/// The timeline of `trace` (its bounds are the span drawn).
+pub fn render(trace: &Trace) -> Result<String, ViewError> {
+    let (lo, hi) = trace.bounds;
+    let (left, width, row, top) = (190.0, 1000.0, 22.0, 50.0);
+    let x = |t: u64| left + width * (t.clamp(lo, hi) - lo) as f64 / (hi - lo).max(1) as f64;
+    let ms = |t: u64| trace.since_epoch(t) as f64 / 1e6;
+    let planned = trace.planned_windows()?;
+    let actual = trace.actual_windows();
+    let states = trace.state_spans();
+    let cores: Vec<u32> = trace
+        .cores()
+        .into_iter()
+        .filter(|c| planned.iter().any(|w| w.core == *c) || actual.iter().any(|w| w.core == *c))
+        .collect();
+    let processes: BTreeSet<(u16, i32)> = states
+        .iter()
+        .map(|s| (s.partition, s.process))
+        .chain(
+            trace
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::DeadlineMiss)
+                .map(|e| (e.partition, e.process)),
+        )
+        .collect();
+    let rows = 1 + 2 * cores.len() + processes.len();
+    let axis_y = top + row * rows as f64 + 6.0;
+    let height = axis_y + 90.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="11">"#,
+        left + width + 30.0
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="20" font-size="14">{}: {:.3} ms to {:.3} ms after the epoch ({} backend)</text>"#,
+        escape(&trace.meta.module),
+        ms(lo),
+        ms(hi),
+        escape(&trace.meta.backend)
+    );
+    if trace.lost() + trace.refused() > 0 || trace.truncated_tail > 0 {
+        let _ = writeln!(
+            s,
+            r#"<text x="10" y="36" fill="{MISS}">incomplete trace: {} events lost, {} refused{}</text>"#,
+            trace.lost(),
+            trace.refused(),
+            if trace.truncated_tail > 0 {
+                ", file truncated"
+            } else {
+                ""
+            }
+        );
+    }
+    let label = |s: &mut String, r: usize, text: &str| {
+        let y = top + row * r as f64;
+        let _ = writeln!(
+            s,
+            r##"<text x="8" y="{:.1}">{}</text><rect x="{left}" y="{:.1}" width="{width}" height="{:.1}" fill="#f6f6f6"/>"##,
+            y + row / 2.0 + 4.0,
+            escape(text),
+            y + 2.0,
+            row - 4.0
+        );
+        y
+    };
+    let bar = |s: &mut String,
+               y: f64,
+               (t0, t1): (u64, u64),
+               fill: &str,
+               opacity: f64,
+               tip: &str| {
+        let (x0, x1) = (x(t0), x(t1));
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x0:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{fill}" fill-opacity="{opacity}"><title>{}</title></rect>"#,
+            y + 3.0,
+            (x1 - x0).max(0.5),
+            row - 6.0,
+            escape(tip)
+        );
+    };
+    // Row 0: module-wide and partition events (HM events without a process, switches).
+    let y0 = label(&mut s, 0, "module events");
+    let mut r = 1;
+    for &core in &cores {
+        let yp = label(&mut s, r, &format!("core {core} planned"));
+        for w in planned.iter().filter(|w| w.core == core) {
+            let tip = format!(
+                "{} planned: frame {} window {}, {:.3} ms + {:.3} ms",
+                trace.partition_name(w.partition),
+                w.frame,
+                w.index,
+                ms(w.start),
+                (w.end - w.start) as f64 / 1e6
+            );
+            bar(
+                &mut s,
+                yp,
+                (w.start, w.end),
+                partition_colour(w.partition),
+                0.45,
+                &tip,
+            );
+        }
+        let ya = label(&mut s, r + 1, &format!("core {core} actual"));
+        for w in actual.iter().filter(|w| w.core == core) {
+            let end = w.end.unwrap_or(hi);
+            let tip = format!(
+                "{}: started {:.1} us late, {}",
+                trace.partition_name(w.partition),
+                w.lateness() as f64 / 1e3,
+                match w.usable_fraction() {
+                    Some(f) => format!("{:.2} % of the window usable", f * 100.0),
+                    None => "end not recorded".into(),
+                }
+            );
+            bar(
+                &mut s,
+                ya,
+                (w.start, end),
+                partition_colour(w.partition),
+                1.0,
+                &tip,
+            );
+        }
+        r += 2;
+    }
+    let mut process_row = std::collections::BTreeMap::new();
+    for &(p, id) in &processes {
+        let name = format!("{}/{}", trace.partition_name(p), trace.process_name(p, id));
+        let y = label(&mut s, r, &name);
+        process_row.insert((p, id), y);
+        for st in states
+            .iter()
+            .filter(|st| (st.partition, st.process) == (p, id))
+        {
+            if let Some(c) = state_colour(st.state) {
+                let tip = format!(
+                    "{name} {} ({}) {:.3}..{:.3} ms",
+                    state_name(st.state),
+                    crate::timeline::reason_name(st.reason),
+                    ms(st.start),
+                    ms(st.end)
+                );
+                bar(&mut s, y, (st.start, st.end), c, 1.0, &tip);
+            }
+        }
+        r += 1;
+    }
+    // Markers: deadline misses (triangles) and HM events (diamonds).
+    for e in &trace.events {
+        let colour = match e.kind {
+            EventKind::DeadlineMiss => MISS,
+            EventKind::HealthMonitor => HM,
+            EventKind::ScheduleSwitch => "#333333",
+            _ => continue,
+        };
+        let y = process_row
+            .get(&(e.partition, e.process))
+            .copied()
+            .unwrap_or(y0);
+        let (cx, cy) = (x(e.time_ns), y + row / 2.0);
+        let shape = if e.kind == EventKind::DeadlineMiss {
+            format!(
+                "{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                cx,
+                cy + 7.0,
+                cx - 6.0,
+                cy - 5.0,
+                cx + 6.0,
+                cy - 5.0
+            )
+        } else {
+            format!(
+                "{cx:.1},{:.1} {:.1},{cy:.1} {cx:.1},{:.1} {:.1},{cy:.1}",
+                cy - 7.0,
+                cx + 6.0,
+                cy + 7.0,
+                cx - 6.0
+            )
+        };
+        let _ = writeln!(
+            s,
+            r#"<polygon points="{shape}" fill="{colour}" stroke="black" stroke-width="0.5"><title>{} at {:.3} ms: {}</title></polygon>"#,
+            e.kind.name(),
+            ms(e.time_ns),
+            escape(&args_text(trace, e))
+        );
+    }
+    // Frame starts.
+    for (t, _) in trace.frame_starts()? {
+        if t >= lo && t < hi {
+            let xf = x(t);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{xf:.2}" y1="{}" x2="{xf:.2}" y2="{axis_y}" stroke="#555" stroke-dasharray="3,3"/>"##,
+                top
+            );
+        }
+    }
+    // Time axis.
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" y1="{axis_y}" x2="{}" y2="{axis_y}" stroke="#333"/>"##,
+        left + width
+    );
+    let step = tick_step(hi - lo);
+    let epoch = trace.meta.epoch_ns as i128;
+    let first = (i128::from(lo) - epoch).div_euclid(i128::from(step)) * i128::from(step);
+    let mut t = first;
+    while t + epoch <= i128::from(hi) {
+        let abs = t + epoch;
+        if abs >= i128::from(lo) {
+            let xt = x(abs as u64);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{xt:.1}" y1="{axis_y}" x2="{xt:.1}" y2="{}" stroke="#333"/><text x="{xt:.1}" y="{}" text-anchor="middle">{}</text>"##,
+                axis_y + 5.0,
+                axis_y + 17.0,
+                trim_ms(t as f64 / 1e6)
+            );
+        }
+        t += i128::from(step);
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">ms after the epoch (dashed: major frame starts)</text>"#,
+        left + width / 2.0,
+        axis_y + 32.0
+    );
+    legend(trace, &mut s, left, axis_y + 55.0);
+    s.push_str("</svg>\n");
+    Ok(s)
+}
+
+fn trim_ms(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn legend(trace: &Trace, s: &mut String, left: f64, ly: f64) {
+    let mut lx = left;
+    let mut entry = |s: &mut String, fill: &str, text: &str, diamond: bool| {
+        if diamond {
+            let _ = writeln!(
+                s,
+                r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{fill}"/>"#,
+                lx + 6.0,
+                ly - 11.0,
+                lx + 12.0,
+                ly - 5.0,
+                lx + 6.0,
+                ly + 1.0,
+                lx,
+                ly - 5.0
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                r#"<rect x="{lx}" y="{}" width="12" height="12" fill="{fill}"/>"#,
+                ly - 10.0
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{ly}">{}</text>"#,
+            lx + 16.0,
+            escape(text)
+        );
+        lx += 28.0 + 6.5 * text.len() as f64;
+    };
+    for p in &trace.meta.partitions {
+        entry(s, partition_colour(p.index), &p.name, false);
+    }
+    for st in [
+        ProcessState::Running,
+        ProcessState::Ready,
+        ProcessState::Waiting,
+    ] {
+        let raw = u64::from(st.raw());
+        entry(s, state_colour(raw).unwrap_or("#000"), st.name(), false);
+    }
+    entry(s, MISS, "deadline miss", true);
+    entry(s, HM, "HM event", true);
+}
