@@ -205,6 +205,22 @@ fn a_selection_keeps_its_span_and_carries_the_state_in_force() {
         .filter(|e| e.kind == EventKind::ProcessState)
         .count();
     assert_eq!(carried_states, 4);
+    // Windows that ended before the span are not carried; one open at its start is.
+    assert!(s.actual_windows().iter().all(|w| w.start >= s.bounds.0));
+    let mid = t
+        .select(&Selection {
+            span: Span::Time {
+                from_ns: Some(5_000_000),
+                to_ns: Some(8_000_000),
+            },
+            ..Selection::default()
+        })
+        .unwrap();
+    let open: Vec<_> = mid.actual_windows();
+    assert_eq!(open.len(), 2, "{open:?}");
+    assert!(open
+        .iter()
+        .all(|w| w.start < mid.bounds.0 && w.end.is_none() && w.until == mid.bounds.1));
     let modes = s.mode_spans();
     assert_eq!(modes.len(), 3);
     assert!(modes

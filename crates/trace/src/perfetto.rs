@@ -229,7 +229,7 @@ impl Builder<'_> {
             if let Some(f) = w.usable_fraction() {
                 a.insert("usable_fraction".into(), f.into());
             }
-            let span = (w.start.max(lo), Some(w.end.unwrap_or(hi).min(hi)));
+            let span = (w.start.max(lo), Some(w.until.min(hi)));
             let name = self.trace.partition_name(w.partition);
             self.push("X", (PID_MODULE, 4 * w.core + 2), name, span, a.clone());
             if w.partition != NO_PARTITION {

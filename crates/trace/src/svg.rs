@@ -168,7 +168,6 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
         }
         let ya = label(&mut s, r + 1, &format!("core {core} actual"));
         for w in actual.iter().filter(|w| w.core == core) {
-            let end = w.end.unwrap_or(hi);
             let tip = format!(
                 "{}: started {:.1} us late, {}",
                 trace.partition_name(w.partition),
@@ -181,7 +180,7 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
             bar(
                 &mut s,
                 ya,
-                (w.start, end),
+                (w.start, w.until),
                 partition_colour(w.partition),
                 1.0,
                 &tip,
@@ -225,24 +224,11 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
             .unwrap_or(y0);
         let (cx, cy) = (x(e.time_ns), y + row / 2.0);
         let shape = if e.kind == EventKind::DeadlineMiss {
-            format!(
-                "{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
-                cx,
-                cy + 7.0,
-                cx - 6.0,
-                cy - 5.0,
-                cx + 6.0,
-                cy - 5.0
-            )
+            Marker::Triangle
         } else {
-            format!(
-                "{cx:.1},{:.1} {:.1},{cy:.1} {cx:.1},{:.1} {:.1},{cy:.1}",
-                cy - 7.0,
-                cx + 6.0,
-                cy + 7.0,
-                cx - 6.0
-            )
-        };
+            Marker::Diamond
+        }
+        .points(cx, cy);
         let _ = writeln!(
             s,
             r#"<polygon points="{shape}" fill="{colour}" stroke="black" stroke-width="0.5"><title>{} at {:.3} ms: {}</title></polygon>"#,
@@ -297,6 +283,38 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
     Ok(s)
 }
 
+/// The shape of an event marker.
+#[derive(Clone, Copy)]
+enum Marker {
+    /// Pointing down: a deadline miss.
+    Triangle,
+    /// HM events and schedule switches.
+    Diamond,
+}
+
+impl Marker {
+    /// The polygon's points around (`cx`, `cy`).
+    fn points(self, cx: f64, cy: f64) -> String {
+        match self {
+            Marker::Triangle => format!(
+                "{cx:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                cy + 7.0,
+                cx - 6.0,
+                cy - 5.0,
+                cx + 6.0,
+                cy - 5.0
+            ),
+            Marker::Diamond => format!(
+                "{cx:.1},{:.1} {:.1},{cy:.1} {cx:.1},{:.1} {:.1},{cy:.1}",
+                cy - 7.0,
+                cx + 6.0,
+                cy + 7.0,
+                cx - 6.0
+            ),
+        }
+    }
+}
+
 fn trim_ms(v: f64) -> String {
     let s = format!("{v:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -304,19 +322,12 @@ fn trim_ms(v: f64) -> String {
 
 fn legend(trace: &Trace, s: &mut String, left: f64, ly: f64) {
     let mut lx = left;
-    let mut entry = |s: &mut String, fill: &str, text: &str, diamond: bool| {
-        if diamond {
+    let mut entry = |s: &mut String, fill: &str, text: &str, marker: Option<Marker>| {
+        if let Some(m) = marker {
             let _ = writeln!(
                 s,
-                r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{fill}"/>"#,
-                lx + 6.0,
-                ly - 11.0,
-                lx + 12.0,
-                ly - 5.0,
-                lx + 6.0,
-                ly + 1.0,
-                lx,
-                ly - 5.0
+                r#"<polygon points="{}" fill="{fill}"/>"#,
+                m.points(lx + 6.0, ly - 5.0)
             );
         } else {
             let _ = writeln!(
@@ -334,7 +345,7 @@ fn legend(trace: &Trace, s: &mut String, left: f64, ly: f64) {
         lx += 28.0 + 6.5 * text.len() as f64;
     };
     for p in &trace.meta.partitions {
-        entry(s, partition_colour(p.index), &p.name, false);
+        entry(s, partition_colour(p.index), &p.name, None);
     }
     for st in [
         ProcessState::Running,
@@ -342,8 +353,9 @@ fn legend(trace: &Trace, s: &mut String, left: f64, ly: f64) {
         ProcessState::Waiting,
     ] {
         let raw = u64::from(st.raw());
-        entry(s, state_colour(raw).unwrap_or("#000"), st.name(), false);
+        entry(s, state_colour(raw).unwrap_or("#000"), st.name(), None);
     }
-    entry(s, MISS, "deadline miss", true);
-    entry(s, HM, "HM event", true);
+    entry(s, MISS, "deadline miss", Some(Marker::Triangle));
+    entry(s, HM, "HM event", Some(Marker::Diamond));
+    entry(s, "#333333", "schedule switch", Some(Marker::Diamond));
 }

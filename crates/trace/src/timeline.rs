@@ -146,6 +146,9 @@ pub struct ActualWindow {
     pub start: u64,
     /// When it was held, if recorded.
     pub end: Option<u64>,
+    /// Where a drawing ends it: its end, else the next window start on its core, else the
+    /// end of the span.
+    pub until: u64,
 }
 
 impl ActualWindow {
@@ -396,7 +399,8 @@ impl Trace {
         for e in self.carried.iter().chain(&self.events) {
             match e.kind {
                 EventKind::WindowStart => {
-                    if let Some(w) = open.remove(&e.core) {
+                    if let Some(mut w) = open.remove(&e.core) {
+                        w.until = e.time_ns;
                         out.push(w);
                     }
                     let (schedule, index) = (e.b() as usize, e.c() as usize);
@@ -416,12 +420,14 @@ impl Trace {
                             planned_end: e.a + planned.map_or(0, |w| w.duration_ns),
                             start: e.time_ns,
                             end: None,
+                            until: self.bounds.1,
                         },
                     );
                 }
                 EventKind::WindowEnd => {
                     if let Some(mut w) = open.remove(&e.core) {
                         w.end = Some(e.time_ns);
+                        w.until = e.time_ns;
                         out.push(w);
                     }
                 }
@@ -537,6 +543,11 @@ impl Trace {
         let keep = |e: &Event| self.belongs(e, sel.core, partition);
         let mut carried: BTreeMap<(u16, u8, i32, u16), Event> = BTreeMap::new();
         for e in self.events.iter().take_while(|e| e.time_ns < from) {
+            if e.kind == EventKind::WindowEnd {
+                // That core's window ended before the span.
+                carried.remove(&(NO_PARTITION, e.core, NO_PROCESS, 2));
+                continue;
+            }
             let key = match e.kind {
                 EventKind::ProcessState => (e.partition, NO_CORE, e.process, 0),
                 EventKind::PartitionMode => (e.partition, NO_CORE, NO_PROCESS, 1),
