@@ -8,6 +8,8 @@ mod cc;
 mod embedded;
 mod exit;
 mod schedule;
+mod status;
+mod trace;
 
 use clap::{Parser, Subcommand};
 use exit::ExitStatus;
@@ -142,6 +144,10 @@ enum Cmd {
     Schedule(ScheduleArgs),
     /// List the configuration validation rules.
     Rules,
+    /// Convert a trace written by `partita run --trace` (see docs/tracing.md): a text summary
+    /// (default), Perfetto JSON for ui.perfetto.dev, CSV, or an SVG timeline; of the whole
+    /// run, a span (--from/--to, or --frames) and/or one core or partition.
+    Trace(TraceArgs),
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
     /// scaling`, `partita bench slots`, `partita bench all`.
@@ -200,6 +206,33 @@ struct ScheduleArgs {
     /// Experiment: output directory for experiment.json and experiment.svg.
     #[arg(long, default_value = "bench-results/schedule")]
     out: PathBuf,
+}
+
+#[derive(clap::Args)]
+struct TraceArgs {
+    /// The trace file.
+    file: PathBuf,
+    /// summary, perfetto (Chrome trace-event JSON), csv or svg.
+    #[arg(long, default_value = "summary")]
+    format: partita_trace::Format,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Start of the span, after the epoch (e.g. 20ms; negative before it).
+    #[arg(long, value_parser = trace::parse_offset, allow_hyphen_values = true, conflicts_with = "frames")]
+    from: Option<i64>,
+    /// End of the span (excluded), after the epoch.
+    #[arg(long, value_parser = trace::parse_offset, allow_hyphen_values = true, conflicts_with = "frames")]
+    to: Option<i64>,
+    /// Major frames N..M (frame 0 starts at the epoch; M excluded), e.g. 10..13.
+    #[arg(long, value_parser = partita_trace::Span::parse_frames)]
+    frames: Option<partita_trace::Span>,
+    /// Only this core's windows and the partitions running on it.
+    #[arg(long)]
+    core: Option<u32>,
+    /// Only this partition (by name).
+    #[arg(long)]
+    partition: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -600,6 +633,16 @@ fn main() -> ExitCode {
                     out,
                 },
         } => soak(file, duration, interval, out),
+        Cmd::Trace(a) => trace::main(&trace::Options {
+            file: a.file,
+            format: a.format,
+            output: a.output,
+            selection: partita_trace::Selection {
+                span: trace::span(a.from, a.to, a.frames),
+                core: a.core,
+                partition: a.partition,
+            },
+        }),
         Cmd::Rules => {
             for r in partita_config::rules() {
                 println!(
@@ -719,7 +762,22 @@ fn run(
         partita_config::model::Backend::Freezer => BackendChoice::Freezer,
         _ => BackendChoice::Auto,
     });
-    let report = match partita_manager::run(&compiled, &opts) {
+    use std::io::IsTerminal;
+    let status_line = status::wanted(
+        std::io::stderr().is_terminal(),
+        std::env::var("TERM").ok().as_deref(),
+        opts.duration,
+    )
+    .then(|| {
+        let progress = std::sync::Arc::new(partita_manager::Progress::new());
+        opts.progress = Some(progress.clone());
+        status::StatusLine::start(progress, opts.duration)
+    });
+    let outcome = partita_manager::run(&compiled, &opts);
+    if let Some(s) = status_line {
+        s.finish();
+    }
+    let report = match outcome {
         Ok(r) => r,
         Err(
             e @ (partita_manager::ManagerError::Log { .. }

@@ -53,6 +53,7 @@ mod msched;
 mod output;
 mod partition;
 mod ports;
+mod progress;
 mod raise;
 mod reclaim;
 mod report;
@@ -70,6 +71,7 @@ pub use hm::HmReport;
 pub use host::HostInfo;
 pub use ktrace::KernelTraceError;
 pub use msched::{ScheduleSwitch, WindowStart};
+pub use progress::{Progress, ProgressSnapshot, TraceProgress};
 pub use reclaim::{reclaim_dead_runs, Reclaimed};
 pub use report::{Concern, CoreReport, Finding, Note, NoteKind, PartitionReport, RunReport};
 pub use supervisor::run;
@@ -149,6 +151,9 @@ pub struct RunOptions {
     /// (the partition scheduler on a core of its own, as in the seed study's Figure 16).
     /// `None`: each scheduler thread runs on its own partitions' core.
     pub scheduler_core: Option<u32>,
+    /// Live counters to update while the module runs (`partita run`'s status line), and the
+    /// status line echoed output clears first.
+    pub progress: Option<Arc<Progress>>,
 }
 
 impl Default for RunOptions {
@@ -171,6 +176,7 @@ impl Default for RunOptions {
             seccomp: true,
             trace: None,
             scheduler_core: None,
+            progress: None,
         }
     }
 }

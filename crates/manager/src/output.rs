@@ -85,6 +85,24 @@ pub(crate) struct Sinks {
     pub files: Vec<Option<Mutex<File>>>,
     pub module_log: Option<Mutex<File>>,
     pub width: usize,
+    /// The status line echoed lines clear first (crate::progress).
+    pub progress: Option<Arc<crate::Progress>>,
+}
+
+impl Sinks {
+    /// Writes `line` on stdout, with no status line on the terminal meanwhile.
+    fn echo(&self, line: std::fmt::Arguments<'_>) {
+        let write = || {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_fmt(line);
+            let _ = o.write_all(b"\n");
+            let _ = o.flush();
+        };
+        match &self.progress {
+            Some(p) => p.without_status(write),
+            None => write(),
+        }
+    }
 }
 
 type Pending = Arc<Mutex<Vec<(usize, u32, Pipes)>>>;
@@ -194,8 +212,7 @@ fn now_rel(epoch: &AtomicU64) -> f64 {
 fn emit_module(sinks: &Sinks, t: f64, text: &str) {
     let line = format!("[{t:10.6}] {text}");
     if sinks.echo {
-        let mut o = std::io::stdout().lock();
-        let _ = writeln!(o, "{:>w$} | {line}", "partita", w = sinks.width);
+        sinks.echo(format_args!("{:>w$} | {line}", "partita", w = sinks.width));
     }
     if let Some(f) = &sinks.module_log {
         let _ = writeln!(f.lock().expect("module log"), "{line}");
@@ -206,9 +223,8 @@ fn emit(sinks: &Sinks, parts: &Partitions, part: usize, stream: Kind, line: &[u8
     let text = String::from_utf8_lossy(line);
     let name = &parts.targets[part].name;
     if sinks.echo {
-        let mut o = std::io::stdout().lock();
         let tag = if stream == Kind::Stderr { "!" } else { "|" };
-        let _ = writeln!(o, "{name:>w$} {tag} {text}", w = sinks.width);
+        sinks.echo(format_args!("{name:>w$} {tag} {text}", w = sinks.width));
     }
     if let Some(Some(f)) = sinks.files.get(part) {
         let tag = if stream == Kind::Stderr {

@@ -401,6 +401,9 @@ impl<'a> Run<'a> {
         }
         self.hm.set_started();
         self.schedules.start(epoch);
+        if let Some(p) = &self.opts.progress {
+            p.start(epoch);
+        }
         if let Some(b) = self.bridge.take() {
             match b.start(epoch) {
                 Ok(r) => self.running_bridge = Some(r),
@@ -412,7 +415,7 @@ impl<'a> Run<'a> {
         }
         if let (Some(t), Some(o)) = (&mut self.trace, &self.opts.trace) {
             let meta = crate::trace::meta(&self.plan, &self.host, &self.backend.to_string(), epoch);
-            t.start(meta, o, &self.schedules.cores)?;
+            t.start(meta, o, &self.schedules.cores, self.opts.progress.clone())?;
             // The modes they start in, before any of them runs.
             t.note_modes(&self.parts);
             if let Some(e) = t.kernel_error() {
@@ -482,6 +485,7 @@ impl<'a> Run<'a> {
             trace_limit: opts.window_trace,
             trace: self.trace.as_ref().map(|t| t.rings.clone()),
             scheduler_core: opts.scheduler_core,
+            progress: opts.progress.clone(),
         }
     }
 
@@ -673,6 +677,7 @@ fn make_sinks(plan: &CompiledPlan, opts: &RunOptions) -> Result<Sinks, ManagerEr
         files,
         module_log,
         width,
+        progress: opts.progress.clone(),
     })
 }
 

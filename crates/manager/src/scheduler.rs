@@ -48,6 +48,8 @@ pub(crate) struct Shared {
     pub trace: Option<Arc<crate::trace::Rings>>,
     /// The core every scheduler thread runs on (`None`: the core it switches).
     pub scheduler_core: Option<u32>,
+    /// Live counters for the caller (crate::progress).
+    pub progress: Option<Arc<crate::Progress>>,
 }
 
 /// What one scheduler thread measured.
@@ -55,6 +57,8 @@ pub(crate) struct CoreStats {
     pub core: u32,
     pub boundaries: u64,
     pub missed: u64,
+    /// Major frames started.
+    pub frames: u64,
     pub windows: u64,
     pub lateness: Histogram,
     pub wake_lateness: Histogram,
@@ -130,6 +134,7 @@ impl CoreStats {
             core,
             boundaries: 0,
             missed: 0,
+            frames: 0,
             windows: 0,
             lateness: Histogram::new(),
             wake_lateness: Histogram::new(),
@@ -268,6 +273,10 @@ impl CoreWalk<'_> {
         self.st.lateness.record(woke.saturating_sub(deadline));
         if self.cur.index == 0 {
             self.frame_start(deadline);
+            self.st.frames += 1;
+            if let Some(p) = &self.shared.progress {
+                p.frame(self.st.frames);
+            }
         }
         let b = *self.cur.boundary(self.tl());
         // The instants the leaving partition was held and the entering one released (a
@@ -494,7 +503,11 @@ impl CoreWalk<'_> {
             let inf = self.cur.catch_up(tl, self.start, done);
             let len = tl.boundaries.len() as u64;
             let pos = |c: BoundaryCursor| c.frame * len + c.index as u64;
-            self.st.missed += pos(inf).saturating_sub(pos(self.cur));
+            let skipped = pos(inf).saturating_sub(pos(self.cur));
+            self.st.missed += skipped;
+            if let Some(p) = &self.shared.progress {
+                p.missed(skipped);
+            }
             self.cur = inf;
         } else {
             self.cur = next;

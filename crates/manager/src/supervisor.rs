@@ -152,6 +152,12 @@ impl Supervision {
                 self.module_reset(run);
             }
             self.carry_out_work(run);
+            if let Some(p) = &run.opts.progress {
+                let misses = (0..run.parts.len())
+                    .map(|i| run.hm.deadline_misses_of(i))
+                    .sum();
+                p.health(run.hm.raised(), misses);
+            }
         }
     }
 

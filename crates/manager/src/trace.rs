@@ -335,12 +335,14 @@ impl Tracing {
     }
 
     /// Creates the trace file with `meta` and starts the drain thread (and, with
-    /// `opts.kernel`, the kernel's events on `cores`).
+    /// `opts.kernel`, the kernel's events on `cores`); the thread reports its totals to
+    /// `progress` after every round.
     pub fn start(
         &mut self,
         mut meta: TraceMeta,
         opts: &TraceOptions,
         cores: &[u32],
+        progress: Option<Arc<crate::Progress>>,
     ) -> Result<(), TraceError> {
         if opts.kernel {
             match crate::ktrace::KernelTrace::start(cores, self.rings.kernel()) {
@@ -372,7 +374,7 @@ impl Tracing {
         let stop = self.stop.clone();
         let thread = std::thread::Builder::new()
             .name("partita-trace".into())
-            .spawn(move || drain_loop(&mut rings, out, &stop))
+            .spawn(move || drain_loop(&mut rings, out, &stop, progress.as_deref()))
             .map_err(|source| TraceError::Io {
                 path: self.file.clone(),
                 source,
@@ -467,6 +469,7 @@ fn drain_loop(
     rings: &mut [Drained],
     mut out: TraceWriter,
     stop: &AtomicBool,
+    progress: Option<&crate::Progress>,
 ) -> (Totals, Option<TraceError>) {
     let mut t = Totals::default();
     loop {
@@ -475,6 +478,9 @@ fn drain_loop(
             if let Err(e) = r.drain(&mut out, &mut t) {
                 return (t, Some(e));
             }
+        }
+        if let Some(p) = progress {
+            p.note_trace(t.events, t.lost);
         }
         if last {
             break;
@@ -629,7 +635,9 @@ mod tests {
             core.record(Event::new(i, EventKind::WindowStart, i, [0; 4]));
         }
         module.record(Event::new(1, EventKind::PartitionSpawned, 42, [0; 4]));
-        t.start(meta(), &opts, &[3]).unwrap();
+        let progress = Arc::new(crate::Progress::new());
+        t.start(meta(), &opts, &[3], Some(progress.clone()))
+            .unwrap();
         // While it runs (fewer than the ring holds: however late the drain, none is lost).
         for i in 0..40 {
             module.record(Event::new(100 + i, EventKind::PartitionMode, 1, [0; 4]));
@@ -645,6 +653,14 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(report.events, events.len() as u64, "{report:?}");
         assert_eq!((report.lost, report.refused), (4, 0), "{report:?}");
+        // The status line's counters saw the same totals.
+        assert_eq!(
+            progress.snapshot().trace,
+            Some(crate::TraceProgress {
+                written: report.events,
+                lost: 4
+            })
+        );
         let count = |k: EventKind| events.iter().filter(|e| e.kind == k).count();
         assert_eq!(count(EventKind::WindowStart), 64);
         assert_eq!(count(EventKind::PartitionSpawned), 1);

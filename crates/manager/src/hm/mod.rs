@@ -349,6 +349,11 @@ impl Hm {
             .map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
+    /// Events raised so far: recorded in the logbook, or suppressed by the rate limit.
+    pub fn raised(&self) -> u64 {
+        self.status().total + self.suppressed.load(Ordering::Relaxed)
+    }
+
     /// Logbook counters.
     pub fn status(&self) -> LogStatus {
         self.book.lock().expect("logbook").status()
