@@ -60,7 +60,7 @@ pub fn main(o: &Options) -> ExitStatus {
         Ok(p) => p,
         Err(e) => {
             eprintln!("partita trace: {}: {e}", o.file.display());
-            return ExitStatus::BadCommandLine;
+            return status_of(&e);
         }
     };
     let written = match &o.output {
@@ -88,6 +88,10 @@ pub fn main(o: &Options) -> ExitStatus {
             }
             ExitStatus::Success
         }
+        Err(e @ (ViewError::NoSchedule { .. } | ViewError::TooManyFrames { .. })) => {
+            eprintln!("partita trace: {}: {e}", o.file.display());
+            ExitStatus::FileError
+        }
         Err(e) => {
             eprintln!(
                 "partita trace: {}: {e}",
@@ -97,6 +101,20 @@ pub fn main(o: &Options) -> ExitStatus {
             );
             ExitStatus::FileError
         }
+    }
+}
+
+/// A selection the trace cannot satisfy is a bad command line; the rest is the file's fault.
+fn status_of(e: &ViewError) -> ExitStatus {
+    match e {
+        ViewError::UnknownPartition { .. }
+        | ViewError::UnknownCore { .. }
+        | ViewError::EmptySpan { .. }
+        | ViewError::BadFrames { .. } => ExitStatus::BadCommandLine,
+        ViewError::Trace(_)
+        | ViewError::NoSchedule { .. }
+        | ViewError::TooManyFrames { .. }
+        | ViewError::Write(_) => ExitStatus::FileError,
     }
 }
 

@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Small hand-written SVG output (a Gantt chart of one major frame, the experiment's line
-//! plots): a few rectangles, lines and labels, not worth a plotting dependency.
+//! plots, cumulative distributions), on the pieces of `partita-svg`.
 
 use partita_config::time::format_duration;
 use partita_schedule::{FramePlan, Nanos};
+use partita_svg::{escape, nice_ceiling, PALETTE};
 use std::fmt::Write;
-
-const PALETTE: [&str; 10] = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
-];
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// A Gantt chart of one major frame: a row per core, a coloured bar per window (the switch
 /// cost at its start hatched darker), a legend with the partition names.
@@ -30,18 +20,7 @@ pub fn gantt(
     let height = top + row * cores.len().max(1) as f64 + 80.0;
     let f = plan.major_frame.max(1) as f64;
     let x = |t: Nanos| left + width * t as f64 / f;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="12">"#,
-        left + width + 30.0
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{left}" y="20" font-size="14">{}</text>"#,
-        esc(title)
-    );
+    let mut s = partita_svg::begin(left + width + 30.0, height, 12, (left, title));
     let color = |p: usize| {
         let k = names.iter().position(|(i, _)| *i == p).unwrap_or(p);
         PALETTE[k % PALETTE.len()]
@@ -68,7 +47,7 @@ pub fn gantt(
                 (x1 - x0).max(0.5),
                 row - 8.0,
                 color(w.partition),
-                esc(&name),
+                escape(&name),
                 w.id,
                 format_duration(w.offset),
                 format_duration(w.duration)
@@ -112,12 +91,12 @@ pub fn gantt(
             ly - 10.0,
             color(*i),
             lx + 16.0,
-            esc(n)
+            escape(n)
         );
         lx += 24.0 + 8.0 * n.len() as f64;
     }
     let _ = writeln!(s, r#"<text x="{lx}" y="{ly}">(dark: switch cost)</text>"#);
-    s.push_str("</svg>\n");
+    partita_svg::end(&mut s);
     s
 }
 
@@ -138,18 +117,11 @@ pub fn two_panels(
     right: (&str, &[Series]),
 ) -> String {
     let (pw, ph, pad) = (440.0, 300.0, 60.0);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
+    let mut s = partita_svg::begin(
         2.0 * (pw + pad) + pad,
-        ph + 2.0 * pad + 50.0
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{pad}" y="22" font-size="14">{}</text>"#,
-        esc(title)
+        ph + 2.0 * pad + 50.0,
+        12,
+        (pad, title),
     );
     for (k, (label, series)) in [left, right].into_iter().enumerate() {
         let ox = pad + k as f64 * (pw + pad);
@@ -159,7 +131,7 @@ pub fn two_panels(
             .flat_map(|s| s.values.iter().copied())
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max);
-        let ymax = if ymax <= 1.0 { 1.0 } else { nice(ymax) };
+        let ymax = if ymax <= 1.0 { 1.0 } else { nice_ceiling(ymax) };
         let (xmin, xmax) = (
             xs.first().copied().unwrap_or(0.0),
             xs.last().copied().unwrap_or(1.0),
@@ -171,10 +143,10 @@ pub fn two_panels(
             r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="#333"/><text x="{}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{}" text-anchor="middle">{}</text>"##,
             ox + pw / 2.0,
             oy - 8.0,
-            esc(label),
+            escape(label),
             ox + pw / 2.0,
             oy + ph + 36.0,
-            esc(x_label)
+            escape(x_label)
         );
         for t in 0..=4 {
             let y = ymax * t as f64 / 4.0;
@@ -218,7 +190,7 @@ pub fn two_panels(
             legend_entry(&mut s, (ox + 100.0 * i as f64, oy + ph + 56.0), c, &se.name);
         }
     }
-    s.push_str("</svg>\n");
+    partita_svg::end(&mut s);
     s
 }
 
@@ -229,18 +201,11 @@ pub fn two_panels(
 pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) -> String {
     let (pw, ph, pad) = (320.0, 240.0, 60.0);
     let n = panels.len().max(1) as f64;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
+    let mut s = partita_svg::begin(
         n * (pw + pad) + pad,
-        ph + 2.0 * pad + 50.0
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{pad}" y="22" font-size="14">{}</text>"#,
-        esc(title)
+        ph + 2.0 * pad + 50.0,
+        12,
+        (pad, title),
     );
     for (k, (label, series)) in panels.iter().enumerate() {
         let ox = pad + k as f64 * (pw + pad);
@@ -250,7 +215,7 @@ pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) 
             .flat_map(|s| s.values.iter().copied())
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max);
-        let xmax = if xmax <= 1.0 { 1.0 } else { nice(xmax) };
+        let xmax = if xmax <= 1.0 { 1.0 } else { nice_ceiling(xmax) };
         let px = |x: f64| ox + pw * x.max(0.0) / xmax;
         let py = |y: f64| oy + ph - ph * y;
         let _ = writeln!(
@@ -258,10 +223,10 @@ pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) 
             r##"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="#333"/><text x="{}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{}" text-anchor="middle">{}</text>"##,
             ox + pw / 2.0,
             oy - 8.0,
-            esc(label),
+            escape(label),
             ox + pw / 2.0,
             oy + ph + 32.0,
-            esc(x_label)
+            escape(x_label)
         );
         for t in 0..=4 {
             let (y, x) = (t as f64 / 4.0, xmax * t as f64 / 4.0);
@@ -296,7 +261,7 @@ pub fn cdf_panels(title: &str, x_label: &str, panels: &[(String, Vec<Series>)]) 
             legend_entry(&mut s, (ox + 90.0 * i as f64, oy + ph + 52.0), c, &se.name);
         }
     }
-    s.push_str("</svg>\n");
+    partita_svg::end(&mut s);
     s
 }
 
@@ -308,23 +273,12 @@ fn legend_entry(s: &mut String, (lx, ly): (f64, f64), c: &str, name: &str) {
         lx + 20.0,
         lx + 25.0,
         ly + 4.0,
-        esc(name)
+        escape(name)
     );
 }
 
-fn nice(v: f64) -> f64 {
-    let mag = 10f64.powf(v.log10().floor());
-    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
-        if v <= m * mag {
-            return m * mag;
-        }
-    }
-    10.0 * mag
-}
-
 fn trim(v: f64) -> String {
-    let s = format!("{v:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    partita_svg::trim_number(v, 2)
 }
 
 #[cfg(test)]

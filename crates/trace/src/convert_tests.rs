@@ -252,6 +252,18 @@ fn a_selection_keeps_its_span_and_carries_the_state_in_force() {
 }
 
 #[test]
+fn a_corrupt_frame_length_is_refused_not_looped_over() {
+    let mut meta = synthetic::meta();
+    for s in &mut meta.schedules {
+        s.major_frame_ns = 1;
+    }
+    let t = Trace::new(meta, synthetic::events(), 0);
+    let e = t.frame_starts().unwrap_err();
+    assert!(matches!(e, ViewError::TooManyFrames { .. }), "{e}");
+    assert!(crate::summary::render(&t).is_err());
+}
+
+#[test]
 fn bad_selections_say_what_is_wrong() {
     let t = trace();
     let e = t
@@ -522,13 +534,4 @@ fn the_svg_is_well_formed_and_shows_what_happened() {
         .iter()
         .any(|t| t.contains("planned: frame 2 window 0")));
     assert!(text.contains("incomplete trace: 3 events lost"));
-}
-
-#[test]
-fn ticks_are_round() {
-    use crate::svg::tick_step;
-    assert_eq!(tick_step(60_000_000), 10_000_000);
-    assert_eq!(tick_step(20_000_000), 2_000_000);
-    assert_eq!(tick_step(35_000), 5_000);
-    assert_eq!(tick_step(0), 1);
 }

@@ -2,19 +2,16 @@
 //! An SVG timeline of a span (best for 1–3 major frames): per core a row of planned windows
 //! beside a row of actual ones, per process a row of its states (running, ready, waiting) as
 //! bars, deadline misses and HM events marked, frame starts as dashed lines, a time axis in
-//! ms after the epoch, and a legend. Hand-written SVG text: rectangles, lines and labels.
+//! ms after the epoch, and a legend. Hand-written SVG text on the pieces of `partita-svg`.
 
 use crate::describe::args_text;
 use crate::timeline::{state_name, Trace, ViewError};
 use partita_abi::trace::{EventKind, NO_PARTITION};
 use partita_abi::ProcessState;
+pub use partita_svg::tick_step;
+use partita_svg::{escape, PALETTE};
 use std::collections::BTreeSet;
 use std::fmt::Write;
-
-/// Partition colours, by partition index.
-pub const PARTITION_COLOURS: [&str; 8] = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7",
-];
 
 /// The colour of a process state's bar (`None`: not drawn).
 pub fn state_colour(state: u64) -> Option<&'static str> {
@@ -29,33 +26,11 @@ pub fn state_colour(state: u64) -> Option<&'static str> {
 const MISS: &str = "#d62728";
 const HM: &str = "#7b2cbf";
 
-/// Escapes text for SVG content and attributes.
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// A tick step of about a tenth of `span` ns: 1, 2 or 5 times a power of ten.
-pub fn tick_step(span: u64) -> u64 {
-    let target = (span / 10).max(1);
-    let mut step = 1u64;
-    loop {
-        for m in [1, 2, 5] {
-            if step.saturating_mul(m) >= target {
-                return step.saturating_mul(m);
-            }
-        }
-        step = step.saturating_mul(10);
-    }
-}
-
 fn partition_colour(p: u16) -> &'static str {
     if p == NO_PARTITION {
         "#999999"
     } else {
-        PARTITION_COLOURS[usize::from(p) % PARTITION_COLOURS.len()]
+        PALETTE[usize::from(p) % PALETTE.len()]
     }
 }
 
@@ -87,21 +62,14 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
     let rows = 1 + 2 * cores.len() + processes.len();
     let axis_y = top + row * rows as f64 + 6.0;
     let height = axis_y + 90.0;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="11">"#,
-        left + width + 30.0
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="10" y="20" font-size="14">{}: {:.3} ms to {:.3} ms after the epoch ({} backend)</text>"#,
-        escape(&trace.meta.module),
+    let title = format!(
+        "{}: {:.3} ms to {:.3} ms after the epoch ({} backend)",
+        trace.meta.module,
         ms(lo),
         ms(hi),
-        escape(&trace.meta.backend)
+        trace.meta.backend
     );
+    let mut s = partita_svg::begin(left + width + 30.0, height, 11, (10.0, &title));
     if trace.lost() + trace.refused() > 0 || trace.truncated_tail > 0 {
         let _ = writeln!(
             s,
@@ -267,7 +235,7 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
                 r##"<line x1="{xt:.1}" y1="{axis_y}" x2="{xt:.1}" y2="{}" stroke="#333"/><text x="{xt:.1}" y="{}" text-anchor="middle">{}</text>"##,
                 axis_y + 5.0,
                 axis_y + 17.0,
-                trim_ms(t as f64 / 1e6)
+                partita_svg::trim_number(t as f64 / 1e6, 3)
             );
         }
         t += i128::from(step);
@@ -279,7 +247,7 @@ pub fn render(trace: &Trace) -> Result<String, ViewError> {
         axis_y + 32.0
     );
     legend(trace, &mut s, left, axis_y + 55.0);
-    s.push_str("</svg>\n");
+    partita_svg::end(&mut s);
     Ok(s)
 }
 
@@ -313,11 +281,6 @@ impl Marker {
             ),
         }
     }
-}
-
-fn trim_ms(v: f64) -> String {
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn legend(trace: &Trace, s: &mut String, left: f64, ly: f64) {

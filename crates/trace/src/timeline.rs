@@ -54,6 +54,17 @@ pub enum ViewError {
         /// Schedules in the header.
         count: usize,
     },
+    /// The header's major frames are so short against the trace's length that listing its
+    /// frames would not end (a corrupt header).
+    #[error("the trace spans more than {max} major frames (a major frame of {frame_ns} ns over {span_ns} ns)")]
+    TooManyFrames {
+        /// The limit.
+        max: u64,
+        /// The major frame that exceeded it.
+        frame_ns: u64,
+        /// Time from the epoch to the last event.
+        span_ns: u64,
+    },
     /// Writing the output failed.
     #[error("writing the output: {0}")]
     Write(#[from] std::io::Error),
@@ -194,6 +205,9 @@ pub struct ModeSpan {
     /// End.
     pub end: u64,
 }
+
+/// Most major frames a trace may span (a 20 ms frame for 55 hours).
+pub const MAX_FRAMES: u64 = 10_000_000;
 
 /// A trace in time order, with its names.
 #[derive(Debug, Clone)]
@@ -345,7 +359,15 @@ impl Trace {
             .peekable();
         let mut out = Vec::new();
         let mut t = anchor;
+        let too_many = |frame: u64| ViewError::TooManyFrames {
+            max: MAX_FRAMES,
+            frame_ns: frame,
+            span_ns: end - self.meta.epoch_ns,
+        };
         while t <= end {
+            if out.len() as u64 >= MAX_FRAMES {
+                return Err(too_many(frame));
+            }
             if let Some(&(s, to)) = switches.peek() {
                 // The switch happened at the frame boundary nearest its event.
                 let k = (s.saturating_sub(anchor) + frame / 2) / frame;
