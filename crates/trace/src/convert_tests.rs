@@ -6,7 +6,7 @@
 use crate::synthetic::{self, EPOCH, FRAME, FRAMES, LOST, REFUSED, SWITCH_FRAME};
 use crate::timeline::{Selection, Span, Trace, ViewError};
 use crate::{convert, Format};
-use partita_abi::trace::EventKind;
+use partita_abi::trace::{Event, EventKind};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,6 +28,9 @@ fn trace_event_problems(doc: &Value) -> Vec<String> {
         return vec!["no traceEvents array".into()];
     };
     let mut stacks: BTreeMap<(u64, u64), Vec<(String, f64)>> = BTreeMap::new();
+    // In ns, as a reader takes µs with three decimals.
+    let ns = |us: f64| (us * 1e3).round() as i64;
+    let mut complete: BTreeMap<(u64, u64), Vec<(i64, i64)>> = BTreeMap::new();
     let mut last_be: BTreeMap<(u64, u64), f64> = BTreeMap::new();
     let mut named_threads = BTreeSet::new();
     let mut named_processes = BTreeSet::new();
@@ -54,7 +57,10 @@ fn trace_event_problems(doc: &Value) -> Vec<String> {
         }
         match ph {
             "X" => match e.get("dur").and_then(Value::as_f64) {
-                Some(d) if d >= 0.0 => {}
+                Some(d) if d >= 0.0 => complete
+                    .entry((pid, tid))
+                    .or_default()
+                    .push((ns(ts), ns(ts) + ns(d))),
                 _ => problems.push(format!("{at}: X needs a non-negative dur")),
             },
             "B" | "E" => {
@@ -114,6 +120,22 @@ fn trace_event_problems(doc: &Value) -> Vec<String> {
                 }
             }
             _ => problems.push(format!("{at}: unknown phase `{ph}`")),
+        }
+    }
+    // Slices on one track nest: each lies within the one it starts in, or after it.
+    for (track, mut slices) in complete {
+        slices.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut open: Vec<i64> = Vec::new();
+        for (s, e) in slices {
+            while open.last().is_some_and(|&end| end <= s) {
+                open.pop();
+            }
+            if open.last().is_some_and(|&end| e > end) {
+                problems.push(format!(
+                    "track {track:?}: slice {s}..{e} overlaps its parent"
+                ));
+            }
+            open.push(e);
         }
     }
     for (track, stack) in stacks {
@@ -332,7 +354,7 @@ fn perfetto_output_follows_the_trace_event_rules() {
         "core 1 actual",
         "core 0 kernel",
         "FlightControl mode",
-        "Telemetry windows",
+        "Telemetry windows core 1",
         "GnC",
         "NavReader",
         "Downlink APEX",
@@ -367,6 +389,44 @@ fn perfetto_output_follows_the_trace_event_rules() {
 }
 
 #[test]
+fn a_partition_on_two_cores_gets_a_window_track_per_core() {
+    let mut meta = synthetic::meta();
+    let ms = 1_000_000;
+    // FlightControl also runs on core 1, overlapping its core 0 window.
+    meta.partitions[0].cores.push(1);
+    let w = &mut meta.schedules[0].windows[2];
+    (w.partition, w.offset_ns, w.duration_ns) = (0, 5 * ms, 15 * ms);
+    let evs: Vec<_> = [(0u8, 0u64, 10 * ms), (1, 5 * ms, 15 * ms)]
+        .iter()
+        .flat_map(|&(core, off, dur)| {
+            let args = [0, 0, 0, 0];
+            [
+                Event::new(
+                    EPOCH + off + 1_000,
+                    EventKind::WindowStart,
+                    EPOCH + off,
+                    args,
+                )
+                .on_core(core),
+                Event::new(
+                    EPOCH + off + dur - 80_000,
+                    EventKind::WindowEnd,
+                    EPOCH + off + dur,
+                    args,
+                )
+                .on_core(core),
+            ]
+        })
+        .collect();
+    let doc = perfetto(&Trace::new(meta, evs, 0));
+    let problems = trace_event_problems(&doc);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let names: BTreeSet<String> = thread_names(&doc).into_values().collect();
+    assert!(names.contains("FlightControl windows core 0"), "{names:?}");
+    assert!(names.contains("FlightControl windows core 1"), "{names:?}");
+}
+
+#[test]
 fn the_rule_check_catches_broken_documents() {
     let bad = serde_json::json!({"traceEvents": [
         {"name": "a", "ph": "X", "ts": 1.0, "pid": 1, "tid": 1},
@@ -375,6 +435,8 @@ fn the_rule_check_catches_broken_documents() {
         {"name": "d", "ph": "i", "ts": 3.0, "pid": -1, "tid": 2},
         {"name": "e", "ph": "i", "ts": 3.0, "pid": 1, "tid": 2},
         {"name": "f", "ph": "Q", "ts": 3.0, "pid": 1, "tid": 2},
+        {"name": "g", "ph": "X", "ts": 1.0, "dur": 5.0, "pid": 1, "tid": 3},
+        {"name": "h", "ph": "X", "ts": 4.0, "dur": 5.0, "pid": 1, "tid": 3},
     ]});
     let p = trace_event_problems(&bad);
     for want in [
@@ -384,6 +446,7 @@ fn the_rule_check_catches_broken_documents() {
         "non-negative integers",
         "scope",
         "unknown phase",
+        "overlaps its parent",
         "has no name",
     ] {
         assert!(p.iter().any(|x| x.contains(want)), "{want}: {p:?}");

@@ -7,7 +7,7 @@
 //! | process (pid) | threads (tid) |
 //! |---|---|
 //! | `module` (1) | `module` (0): schedule switches, module-level HM events, lost and refused records; per core `C`: `core C planned` (4C+1) and `core C actual` (4C+2) windows, `core C kernel` (4C+3) kernel task switches when merged in |
-//! | `partitions` (2) | per partition `P`: `NAME mode` (2P+1) operating modes, spawns, partition HM events; `NAME windows` (2P+2) its windows as they happened |
+//! | `partitions` (2) | per partition `P`: `NAME mode` (1024P) operating modes, spawns, partition HM events; `NAME windows core C` (1024P+1+C) its windows on core C as they happened |
 //! | `NAME processes` (100+P) | per process: its states as slices (reason in `args`), deadline misses, HM events and port traffic as instant events; `… APEX` tracks for APEX calls (B/E) |
 //!
 //! Times are µs after the module epoch (major frame 0), negative before it.
@@ -26,6 +26,9 @@ pub const PID_MODULE: u32 = 1;
 pub const PID_PARTITIONS: u32 = 2;
 /// pid of partition 0's processes (partition P: this + P).
 pub const PID_PROCESSES: u32 = 100;
+/// Tracks per partition in [`PID_PARTITIONS`]: partition P's mode track is
+/// `P * PARTITION_TRACKS`, its windows on core C `P * PARTITION_TRACKS + 1 + C`.
+pub const PARTITION_TRACKS: u32 = 1024;
 /// tid offset of a process's APEX-call track.
 pub const TID_APEX: u32 = 1 << 16;
 
@@ -59,6 +62,20 @@ pub struct TraceEvent {
 pub fn process_tid(process: i32) -> u32 {
     // main (-1) and the error handler (-2) first, then processes by identifier.
     (i64::from(process) + 2).clamp(0, i64::from(TID_APEX - 1)) as u32
+}
+
+/// A partition's mode track.
+fn mode_track(partition: u16) -> (u32, u32) {
+    (PID_PARTITIONS, u32::from(partition) * PARTITION_TRACKS)
+}
+
+/// A partition's window track on `core`.
+fn window_track(partition: u16, core: u32) -> (u32, u32) {
+    let core = core.min(PARTITION_TRACKS - 2);
+    (
+        PID_PARTITIONS,
+        u32::from(partition) * PARTITION_TRACKS + 1 + core,
+    )
 }
 
 fn json(v: &Value) -> Json {
@@ -155,8 +172,11 @@ impl Builder<'_> {
                 format!("core {core} {what}")
             }
             PID_PARTITIONS => {
-                let p = self.trace.partition_name(((tid - 1) / 2) as u16);
-                format!("{p} {}", if tid % 2 == 1 { "mode" } else { "windows" })
+                let p = self.trace.partition_name((tid / PARTITION_TRACKS) as u16);
+                match tid % PARTITION_TRACKS {
+                    0 => format!("{p} mode"),
+                    c => format!("{p} windows core {}", c - 1),
+                }
             }
             p => {
                 let part = (p - PID_PROCESSES) as u16;
@@ -186,7 +206,7 @@ impl Builder<'_> {
             return None;
         }
         Some(if e.process == NO_PROCESS {
-            (PID_PARTITIONS, 2 * u32::from(e.partition) + 1)
+            mode_track(e.partition)
         } else {
             (
                 PID_PROCESSES + u32::from(e.partition),
@@ -234,7 +254,8 @@ impl Builder<'_> {
             self.push("X", (PID_MODULE, 4 * w.core + 2), name, span, a.clone());
             if w.partition != NO_PARTITION {
                 let name = format!("window {} ({})", w.index, self.schedule_name(w.schedule));
-                let track = (PID_PARTITIONS, 2 * u32::from(w.partition) + 2);
+                // One track per core: a partition's windows on two cores overlap in time.
+                let track = window_track(w.partition, w.core);
                 self.push("X", track, name, span, a);
             }
         }
@@ -260,7 +281,7 @@ impl Builder<'_> {
             self.push("X", track, state_name(s.state), (s.start, Some(s.end)), a);
         }
         for m in self.trace.mode_spans() {
-            let track = (PID_PARTITIONS, 2 * u32::from(m.partition) + 1);
+            let track = mode_track(m.partition);
             let name = mode_name(m.mode);
             self.push("X", track, name, (m.start, Some(m.end)), Map::new());
         }
