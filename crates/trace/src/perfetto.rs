@@ -379,28 +379,6 @@ impl Builder<'_> {
     }
 }
 
-/// The trace-event JSON document of `trace`.
-pub fn document(trace: &Trace) -> Result<Json, ViewError> {
-    let events = events(trace)?;
-    let mut other = Map::new();
-    other.insert("module".into(), trace.meta.module.clone().into());
-    other.insert("backend".into(), trace.meta.backend.clone().into());
-    other.insert("epoch_unix_ns".into(), trace.meta.epoch_unix_ns.into());
-    other.insert("kernel".into(), trace.meta.host.kernel.clone().into());
-    other.insert("cpu".into(), trace.meta.host.cpu.clone().into());
-    other.insert("events_lost".into(), trace.lost().into());
-    other.insert("records_refused".into(), trace.refused().into());
-    other.insert("truncated_tail_bytes".into(), trace.truncated_tail.into());
-    let mut doc = Map::new();
-    doc.insert(
-        "traceEvents".into(),
-        serde_json::to_value(events).map_err(std::io::Error::from)?,
-    );
-    doc.insert("displayTimeUnit".into(), "ns".into());
-    doc.insert("otherData".into(), Json::Object(other));
-    Ok(Json::Object(doc))
-}
-
 /// The trace events of `trace`: metadata first, then everything in time order.
 pub fn events(trace: &Trace) -> Result<Vec<TraceEvent>, ViewError> {
     let mut b = Builder {
@@ -419,10 +397,32 @@ pub fn events(trace: &Trace) -> Result<Vec<TraceEvent>, ViewError> {
     Ok(all)
 }
 
-/// Writes `trace` as trace-event JSON.
+/// The `otherData` object: the run, and how complete the trace is.
+fn other_data(trace: &Trace) -> Json {
+    let mut other = Map::new();
+    other.insert("module".into(), trace.meta.module.clone().into());
+    other.insert("backend".into(), trace.meta.backend.clone().into());
+    other.insert("epoch_unix_ns".into(), trace.meta.epoch_unix_ns.into());
+    other.insert("kernel".into(), trace.meta.host.kernel.clone().into());
+    other.insert("cpu".into(), trace.meta.host.cpu.clone().into());
+    other.insert("events_lost".into(), trace.lost().into());
+    other.insert("records_refused".into(), trace.refused().into());
+    other.insert("truncated_tail_bytes".into(), trace.truncated_tail.into());
+    Json::Object(other)
+}
+
+/// Writes `trace` as a trace-event JSON object, one event at a time (no document in memory).
 pub fn write(trace: &Trace, out: &mut impl Write) -> Result<(), ViewError> {
-    let doc = document(trace)?;
-    serde_json::to_writer(&mut *out, &doc).map_err(std::io::Error::from)?;
-    out.write_all(b"\n")?;
+    let json_err = std::io::Error::from;
+    out.write_all(b"{\"traceEvents\":[\n")?;
+    for (i, e) in events(trace)?.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",\n")?;
+        }
+        serde_json::to_writer(&mut *out, e).map_err(json_err)?;
+    }
+    out.write_all(b"\n],\"displayTimeUnit\":\"ns\",\"otherData\":")?;
+    serde_json::to_writer(&mut *out, &other_data(trace)).map_err(json_err)?;
+    out.write_all(b"}\n")?;
     Ok(())
 }
