@@ -16,9 +16,10 @@ pub enum ExitStatus {
     Success = 0,
     /// 1: the configuration has errors (every diagnostic is printed with file:line).
     ConfigurationErrors = 1,
-    /// 2: the command line is wrong.
+    /// 2: the command line is wrong (for `partita trace`, also a selection the trace cannot
+    /// satisfy: an unknown partition or core, an empty span).
     BadCommandLine = 2,
-    /// 3: a file could not be read or written, or a plan or logbook file is corrupt.
+    /// 3: a file could not be read or written, or a plan, logbook or trace file is corrupt.
     FileError = 3,
     /// 4: the module could not be run (backend unavailable, system error).
     CannotRun = 4,
