@@ -56,12 +56,17 @@ pub fn line(s: &ProgressSnapshot, duration: Option<Duration>, width: usize) -> S
     text
 }
 
-/// The terminal width from `COLUMNS`, 80 when unset or not a number.
-pub fn width(columns: Option<&str>) -> usize {
-    columns
-        .and_then(|c| c.trim().parse().ok())
-        .filter(|&w: &usize| w > 0)
-        .unwrap_or(80)
+/// The terminal's width: what the terminal says (`terminal`), else `COLUMNS`, else 80.
+pub fn width(terminal: Option<u16>, columns: Option<&str>) -> usize {
+    terminal
+        .map(usize::from)
+        .filter(|&w| w > 0)
+        .unwrap_or_else(|| {
+            columns
+                .and_then(|c| c.trim().parse().ok())
+                .filter(|&w: &usize| w > 0)
+                .unwrap_or(80)
+        })
 }
 
 /// The thread redrawing the line while a module runs.
@@ -76,7 +81,7 @@ impl StatusLine {
     pub fn start(progress: Arc<Progress>, duration: Option<Duration>) -> StatusLine {
         let stop = Arc::new(AtomicBool::new(false));
         let (p, st) = (progress.clone(), stop.clone());
-        let w = width(std::env::var("COLUMNS").ok().as_deref());
+        let columns = std::env::var("COLUMNS").ok();
         let thread = std::thread::Builder::new()
             .name("partita-status".into())
             .spawn(move || {
@@ -84,6 +89,8 @@ impl StatusLine {
                     std::thread::park_timeout(PERIOD);
                     let s = p.snapshot();
                     if s.started && s.elapsed >= SHOW_AFTER && !st.load(Ordering::Acquire) {
+                        // Asked at every redraw: the terminal may have been resized.
+                        let w = width(partita_sys::proc::stderr_columns(), columns.as_deref());
                         p.show_status(&line(&s, duration, w));
                     }
                 }
@@ -163,10 +170,12 @@ mod tests {
         assert_eq!(l.chars().count(), 39);
         assert!(l.starts_with("partita: 12.3/60.0 s"));
         assert_eq!(line(&snap(), None, 0).chars().count(), 1);
-        assert_eq!(width(Some("132")), 132);
-        assert_eq!(width(Some("wide")), 80);
-        assert_eq!(width(Some("0")), 80);
-        assert_eq!(width(None), 80);
+        assert_eq!(width(Some(100), Some("132")), 100);
+        assert_eq!(width(Some(0), Some("132")), 132);
+        assert_eq!(width(None, Some("132")), 132);
+        assert_eq!(width(None, Some("wide")), 80);
+        assert_eq!(width(None, Some("0")), 80);
+        assert_eq!(width(None, None), 80);
     }
 
     #[test]

@@ -200,6 +200,20 @@ pub fn default_sigpipe() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }
 
+/// The width in columns of the terminal standard error is, if it is one (`TIOCGWINSZ`).
+pub fn stderr_columns() -> Option<u16> {
+    let mut ws = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one `winsize` into `ws`, which lives across the call; a
+    // descriptor that is not a terminal makes it fail (ENOTTY), reported as `None`.
+    let r = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut ws) };
+    (r == 0 && ws.ws_col > 0).then_some(ws.ws_col)
+}
+
 /// Sets `FD_CLOEXEC` off on `fd`, so that it survives `execve`.
 pub fn clear_cloexec(fd: i32) -> Result<()> {
     // SAFETY: fcntl on an integer descriptor; failure is reported.
