@@ -378,6 +378,8 @@ fn perfetto_output_follows_the_trace_event_rules() {
     assert_eq!(on("NORMAL", "Navigation mode"), 1);
     assert_eq!(on("Telemetry", "core 1 planned") as u64, FRAMES);
     assert_eq!(on("write attitude", "GnC") as u64, FRAMES);
+    // Kernel task switches name the partitions' host tasks.
+    assert!(on("Navigation", "core 0 kernel") > 0);
     // Times are µs after the epoch.
     let first_window = evs
         .iter()

@@ -305,7 +305,8 @@ impl Builder<'_> {
                 EventKind::KernelSwitch => {
                     let track = (PID_MODULE, 4 * u32::from(e.core) + 3);
                     if let Some((t, tid)) = last_switch.insert(e.core, (e.time_ns, e.b())) {
-                        self.push("X", track, format!("tid {tid}"), (t, Some(e.time_ns)), a);
+                        let name = trace.task_name(tid);
+                        self.push("X", track, name, (t, Some(e.time_ns)), a);
                     }
                 }
                 EventKind::KernelWakeup => {
@@ -313,7 +314,7 @@ impl Builder<'_> {
                     self.push(
                         "i",
                         track,
-                        format!("wake tid {}", e.a),
+                        format!("wake {}", trace.task_name(e.a)),
                         (e.time_ns, None),
                         a,
                     );

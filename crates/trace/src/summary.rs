@@ -185,6 +185,7 @@ fn cores(trace: &Trace, s: &mut String) -> Result<(), ViewError> {
 
 fn partitions(trace: &Trace, s: &mut String) {
     let _ = writeln!(s, "\npartitions:");
+    let windows = trace.actual_windows();
     for p in &trace.meta.partitions {
         let modes: Vec<String> = trace
             .events
@@ -197,8 +198,7 @@ fn partitions(trace: &Trace, s: &mut String) {
             .iter()
             .filter(|e| e.kind == EventKind::PartitionSpawned && e.partition == p.index)
             .count();
-        let windows = trace
-            .actual_windows()
+        let windows = windows
             .iter()
             .filter(|w| w.partition == p.index && w.start >= trace.bounds.0)
             .count();

@@ -227,6 +227,10 @@ pub struct Trace {
     pub process_names: BTreeMap<(u16, i32), String>,
     /// Port names by (partition, port identifier), from `PORT_CREATED` of the whole trace.
     pub port_names: BTreeMap<(u16, u64), String>,
+    /// APEX processes by host thread id (`PROCESS_CREATED`), and partitions by the host
+    /// process id of their main thread (`PARTITION_SPAWNED`, process [`NO_PROCESS`]): the
+    /// kernel's task switches name them.
+    pub host_tasks: BTreeMap<u64, (u16, i32)>,
 }
 
 impl Trace {
@@ -242,11 +246,16 @@ impl Trace {
         events.sort_by_key(|e| e.time_ns);
         let mut process_names = BTreeMap::new();
         let mut port_names = BTreeMap::new();
+        let mut host_tasks = BTreeMap::new();
         for e in &events {
             let name = String::from_utf8_lossy(e.name()).into_owned();
             match e.kind {
                 EventKind::ProcessCreated => {
                     process_names.insert((e.partition, e.process), name);
+                    host_tasks.insert(e.a, (e.partition, e.process));
+                }
+                EventKind::PartitionSpawned => {
+                    host_tasks.insert(e.a, (e.partition, NO_PROCESS));
                 }
                 EventKind::PortCreated => {
                     port_names.insert((e.partition, e.a), name);
@@ -264,6 +273,7 @@ impl Trace {
             truncated_tail,
             process_names,
             port_names,
+            host_tasks,
         }
     }
 
@@ -294,6 +304,16 @@ impl Trace {
             MAIN_PROCESS_ID => "main".into(),
             ERROR_HANDLER_PROCESS_ID => "error handler".into(),
             p => format!("process {p}"),
+        }
+    }
+
+    /// What a host task is: `PARTITION/PROCESS` for an APEX process's thread, `PARTITION`
+    /// for a partition's main thread, `tid N` otherwise.
+    pub fn task_name(&self, tid: u64) -> String {
+        match self.host_tasks.get(&tid) {
+            Some(&(p, NO_PROCESS)) => self.partition_name(p),
+            Some(&(p, id)) => format!("{}/{}", self.partition_name(p), self.process_name(p, id)),
+            None => format!("tid {tid}"),
         }
     }
 
@@ -593,6 +613,7 @@ impl Trace {
             bounds: (from, to),
             process_names: self.process_names.clone(),
             port_names: self.port_names.clone(),
+            host_tasks: self.host_tasks.clone(),
         })
     }
 
