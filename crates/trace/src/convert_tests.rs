@@ -243,6 +243,15 @@ fn a_selection_keeps_its_span_and_carries_the_state_in_force() {
     assert!(open
         .iter()
         .all(|w| w.start < mid.bounds.0 && w.end.is_none() && w.until == mid.bounds.1));
+    // A span after the schedule switch is planned on the new schedule.
+    let late = t.select(&frames(4, 5)).unwrap();
+    let planned = late.planned_windows().unwrap();
+    let fc: Vec<_> = planned
+        .iter()
+        .filter(|w| w.frame == 4 && w.core == 0 && w.partition == 0)
+        .collect();
+    assert_eq!(fc.len(), 1, "{planned:?}");
+    assert_eq!((fc[0].schedule, fc[0].end - fc[0].start), (1, 15_000_000));
     let modes = s.mode_spans();
     assert_eq!(modes.len(), 3);
     assert!(modes
@@ -512,6 +521,13 @@ fn csv_has_one_row_per_event_with_decoded_arguments() {
         miss[7],
         "error=DEADLINE_MISSED level=PROCESS action=ERROR_HANDLER"
     );
+    let switch = rows.iter().find(|r| r[2] == "KERNEL_SWITCH").unwrap();
+    assert!(switch[7].ends_with("prev_state=R+"), "{switch:?}");
+    let queuing = rows
+        .iter()
+        .find(|r| r[7].contains("name=attitude_in"))
+        .unwrap();
+    assert_eq!(queuing[7], "port_id=1 kind=queuing name=attitude_in");
     let state = rows.iter().find(|r| r[2] == "PROCESS_STATE").unwrap();
     assert_eq!(state[7], "state=WAITING reason=STARTED");
     let first_window = rows.iter().find(|r| r[2] == "WINDOW_START").unwrap();

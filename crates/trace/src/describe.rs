@@ -4,7 +4,7 @@
 //! Perfetto `args` and the summary.
 
 use crate::timeline::{mode_name, reason_name, state_name, Trace};
-use partita_abi::trace::{Event, EventKind};
+use partita_abi::trace::{Event, EventKind, PORT_CREATED_QUEUING};
 use partita_abi::{ErrorCode, ErrorLevel, HmAction, ReturnCode, StartCondition, Validity};
 
 /// One decoded argument.
@@ -42,6 +42,13 @@ fn named<E>(raw: u64, from: fn(u32) -> Option<E>, name: fn(E) -> &'static str) -
 
 fn code(raw: u64) -> Value {
     named(raw, ReturnCode::from_raw, ReturnCode::name)
+}
+
+/// Text packed little-endian into a u64, NUL-padded (a kernel task state such as `R+`).
+pub fn packed_text(v: u64) -> String {
+    let bytes = v.to_le_bytes();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
 /// The arguments of `e`, named, times as ns after the epoch.
@@ -83,7 +90,7 @@ pub fn args(trace: &Trace, e: &Event) -> Vec<(&'static str, Value)> {
         EventKind::KernelSwitch => vec![
             ("prev_tid", int(e.a)),
             ("next_tid", int(b)),
-            ("prev_state", int(c)),
+            ("prev_state", Value::Text(packed_text(c))),
         ],
         EventKind::KernelWakeup => vec![("tid", int(e.a)), ("target_core", int(b))],
         EventKind::ProcessCreated => vec![
@@ -99,10 +106,17 @@ pub fn args(trace: &Trace, e: &Event) -> Vec<(&'static str, Value)> {
         ],
         EventKind::DeadlineMiss => vec![("deadline_ns", int(e.a))],
         EventKind::PortCreated => vec![
-            ("port_id", int(e.a)),
+            ("port_id", int(crate::timeline::port_id(e.a))),
             (
                 "kind",
-                Value::Text(if b == 1 { "queuing" } else { "sampling" }.into()),
+                Value::Text(
+                    if e.a & PORT_CREATED_QUEUING != 0 {
+                        "queuing"
+                    } else {
+                        "sampling"
+                    }
+                    .into(),
+                ),
             ),
             (
                 "name",

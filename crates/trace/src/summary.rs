@@ -6,7 +6,7 @@
 
 use crate::describe::args_text;
 use crate::timeline::{mode_name, Trace, ViewError};
-use partita_abi::trace::{EventKind, NO_PARTITION};
+use partita_abi::trace::{EventKind, StateReason, NO_PARTITION};
 use partita_abi::ProcessState;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -218,22 +218,27 @@ fn partitions(trace: &Trace, s: &mut String) {
 fn processes(trace: &Trace, s: &mut String) {
     let _ = writeln!(
         s,
-        "\nprocesses (activations: READY from a release or start):"
+        "\nprocesses (activations: made ready or running other than by the scheduler):"
     );
     let mut per: BTreeMap<(u16, i32), (u64, u64, u64)> = BTreeMap::new();
     for e in &trace.events {
         let entry = || (e.partition, e.process);
         match e.kind {
-            EventKind::ProcessState if e.a == u64::from(ProcessState::Ready.raw()) => {
-                let reason = e.b();
-                if reason == u64::from(partita_abi::trace::StateReason::PeriodicRelease.raw())
-                    || reason == u64::from(partita_abi::trace::StateReason::Started.raw())
-                {
-                    per.entry(entry()).or_default().0 += 1;
+            // Made ready (or running at once) by anything but the scheduler: a release, a
+            // start, a wake-up. Scheduled in by the scheduler: counted as a run.
+            EventKind::ProcessState => {
+                let (ready, running) = (
+                    u64::from(ProcessState::Ready.raw()),
+                    u64::from(ProcessState::Running.raw()),
+                );
+                let by_scheduler = e.b() == u64::from(StateReason::Scheduled.raw());
+                let p = per.entry(entry()).or_default();
+                if (e.a == ready || e.a == running) && !by_scheduler {
+                    p.0 += 1;
                 }
-            }
-            EventKind::ProcessState if e.a == u64::from(ProcessState::Running.raw()) => {
-                per.entry(entry()).or_default().1 += 1;
+                if e.a == running {
+                    p.1 += 1;
+                }
             }
             EventKind::DeadlineMiss => per.entry(entry()).or_default().2 += 1,
             _ => {}

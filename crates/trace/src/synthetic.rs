@@ -164,7 +164,12 @@ pub fn events() -> Vec<Event> {
             .of_process(MAIN_PROCESS_ID)
     };
     parts.push(port(EPOCH - 30 * MS, 0, 1, b"attitude"));
-    parts.push(port(EPOCH - 30 * MS, 2, 1, b"attitude_in"));
+    parts.push(port(
+        EPOCH - 30 * MS,
+        2,
+        1 | partita_abi::trace::PORT_CREATED_QUEUING,
+        b"attitude_in",
+    ));
 
     for frame in 0..FRAMES {
         let sched = usize::from(frame >= SWITCH_FRAME);
@@ -197,7 +202,12 @@ pub fn events() -> Vec<Event> {
                     released - 2_000,
                     EventKind::KernelSwitch,
                     100,
-                    [4000 + u64::from(w.partition), 1, 0, 0],
+                    [
+                        4000 + u64::from(w.partition),
+                        u64::from_le_bytes(*b"R+\0\0\0\0\0\0"),
+                        0,
+                        0,
+                    ],
                 )
                 .on_core(w.core as u8),
             );

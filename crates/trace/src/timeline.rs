@@ -231,6 +231,9 @@ pub struct Trace {
     /// process id of their main thread (`PARTITION_SPAWNED`, process [`NO_PROCESS`]): the
     /// kernel's task switches name them.
     pub host_tasks: BTreeMap<u64, (u16, i32)>,
+    /// The module schedule switches of the whole trace (time, new schedule): a span's frames
+    /// follow them even when the switch lies before the span.
+    pub schedule_switches: Vec<(u64, usize)>,
 }
 
 impl Trace {
@@ -258,11 +261,16 @@ impl Trace {
                     host_tasks.insert(e.a, (e.partition, NO_PROCESS));
                 }
                 EventKind::PortCreated => {
-                    port_names.insert((e.partition, e.a), name);
+                    port_names.insert((e.partition, port_id(e.a)), name);
                 }
                 _ => {}
             }
         }
+        let schedule_switches = events
+            .iter()
+            .filter(|e| e.kind == EventKind::ScheduleSwitch)
+            .filter_map(|e| Some((e.time_ns, usize::try_from(e.a).ok()?)))
+            .collect();
         let first = events.first().map_or(meta.epoch_ns, |e| e.time_ns);
         let last = events.last().map_or(meta.epoch_ns, |e| e.time_ns);
         Trace {
@@ -274,6 +282,7 @@ impl Trace {
             process_names,
             port_names,
             host_tasks,
+            schedule_switches,
         }
     }
 
@@ -369,12 +378,16 @@ impl Trace {
         })?;
         let mut sched = initial;
         let mut anchor = self.meta.epoch_ns;
-        let end = self.events.last().map_or(anchor, |e| e.time_ns).max(anchor);
-        let mut switches = self
+        let end = self
             .events
+            .last()
+            .map_or(anchor, |e| e.time_ns)
+            .max(self.bounds.1.saturating_sub(1))
+            .max(anchor);
+        let mut switches = self
+            .schedule_switches
             .iter()
-            .filter(|e| e.kind == EventKind::ScheduleSwitch)
-            .filter_map(|e| Some((e.time_ns, usize::try_from(e.a).ok()?)))
+            .copied()
             .filter(|(_, s)| mf(*s).is_some())
             .peekable();
         let mut out = Vec::new();
@@ -614,6 +627,7 @@ impl Trace {
             process_names: self.process_names.clone(),
             port_names: self.port_names.clone(),
             host_tasks: self.host_tasks.clone(),
+            schedule_switches: self.schedule_switches.clone(),
         })
     }
 
@@ -691,6 +705,11 @@ impl Trace {
         };
         core_ok && partition_ok
     }
+}
+
+/// The port identifier in argument `a` of `PORT_CREATED` (without the queuing bit).
+pub fn port_id(a: u64) -> u64 {
+    a & (partita_abi::trace::PORT_CREATED_QUEUING - 1)
 }
 
 /// The name of a process state (`RUNNING`), or its number.
