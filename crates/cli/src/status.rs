@@ -26,26 +26,46 @@ pub fn wanted(stderr_is_terminal: bool, term: Option<&str>, duration: Option<Dur
     stderr_is_terminal && term != Some("dumb") && duration.is_none_or(|d| d >= SHORT_RUN)
 }
 
+/// Seconds with a decimal below 100 s, whole seconds above.
 fn secs(d: Duration) -> String {
-    format!("{:.1}", d.as_secs_f64())
+    let s = d.as_secs_f64();
+    if s < 100.0 {
+        format!("{s:.1}")
+    } else {
+        format!("{}", d.as_secs())
+    }
+}
+
+/// A count, in thousands (k) or millions (M) when large.
+fn count(n: u64) -> String {
+    match n {
+        0..=99_999 => n.to_string(),
+        100_000..=9_999_999 => format!("{:.0}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
 }
 
 /// The status line for `s`, at most `width - 1` characters (the last column stays free so the
 /// terminal does not wrap).
 pub fn line(s: &ProgressSnapshot, duration: Option<Duration>, width: usize) -> String {
     let mut text = if !s.started {
-        "partita: starting".to_string()
+        "starting".to_string()
     } else {
         let time = match duration {
             Some(d) => format!("{}/{} s", secs(s.elapsed.min(d)), secs(d)),
             None => format!("{} s", secs(s.elapsed)),
         };
+        // Compact, so that it stays within a terminal's width on long runs.
         let mut t = format!(
-            "partita: {time}  frames {}  missed {}  deadline misses {}  HM {}",
+            "{time}, frames {}, missed {}, deadline misses {}, HM {}",
             s.frames, s.missed_boundaries, s.deadline_misses, s.hm_events
         );
         if let Some(tr) = s.trace {
-            t.push_str(&format!("  trace {} ({} lost)", tr.written, tr.lost));
+            t.push_str(&format!(
+                ", trace {} ({} lost)",
+                count(tr.written),
+                count(tr.lost)
+            ));
         }
         t
     };
@@ -145,30 +165,45 @@ mod tests {
     fn the_line_says_where_the_run_is() {
         assert_eq!(
             line(&snap(), Some(Duration::from_secs(60)), 200),
-            "partita: 12.3/60.0 s  frames 617  missed 2  deadline misses 1  HM 3"
+            "12.3/60.0 s, frames 617, missed 2, deadline misses 1, HM 3"
         );
         assert_eq!(
             line(&snap(), None, 200),
-            "partita: 12.3 s  frames 617  missed 2  deadline misses 1  HM 3"
+            "12.3 s, frames 617, missed 2, deadline misses 1, HM 3"
         );
         let mut s = snap();
         s.trace = Some(TraceProgress {
             written: 40_000,
             lost: 5,
         });
-        assert!(line(&s, None, 200).ends_with("HM 3  trace 40000 (5 lost)"));
+        assert!(line(&s, None, 200).ends_with("HM 3, trace 40000 (5 lost)"));
+        // An hour-long traced run stays short.
+        s.elapsed = Duration::from_secs(3599);
+        (s.frames, s.trace) = (
+            179_950,
+            Some(TraceProgress {
+                written: 12_345_678,
+                lost: 0,
+            }),
+        );
+        let hour = line(&s, Some(Duration::from_secs(3600)), 200);
+        assert_eq!(
+            hour,
+            "3599/3600 s, frames 179950, missed 2, deadline misses 1, HM 3, trace 12.3M (0 lost)"
+        );
+        assert_eq!(count(123_456), "123k");
         // Past the end while stopping: never more than the duration.
         s.elapsed = Duration::from_secs(61);
-        assert!(line(&s, Some(Duration::from_secs(60)), 200).starts_with("partita: 60.0/60.0 s"));
+        assert!(line(&s, Some(Duration::from_secs(60)), 200).starts_with("60.0/60.0 s,"));
         s.started = false;
-        assert_eq!(line(&s, None, 200), "partita: starting");
+        assert_eq!(line(&s, None, 200), "starting");
     }
 
     #[test]
     fn the_line_never_wraps() {
         let l = line(&snap(), Some(Duration::from_secs(60)), 40);
         assert_eq!(l.chars().count(), 39);
-        assert!(l.starts_with("partita: 12.3/60.0 s"));
+        assert!(l.starts_with("12.3/60.0 s, frames 617"));
         assert_eq!(line(&snap(), None, 0).chars().count(), 1);
         assert_eq!(width(Some(100), Some("132")), 100);
         assert_eq!(width(Some(0), Some("132")), 132);
