@@ -3,14 +3,15 @@
 //! with `partita_trace::TraceReader`, shows what the plan and the partitions did: window
 //! starts at their planned instants in order on every core, the states of a known periodic
 //! process, a port write followed by the reader's read, the application's own records, and
-//! the counts of lost and refused events; with `--trace-kernel` (where tracefs is), the
+//! the counts of lost and refused events, the APEX calls' entries and exits (`--trace-apex`);
+//! with `--trace-kernel` (where tracefs is), the
 //! kernel's scheduling events of the module's cores, and tracefs left as it was.
 
 mod common;
 
 use common::*;
-use partita_abi::trace::{Event, EventKind, StateReason, PORT_CREATED_QUEUING};
-use partita_abi::ProcessState;
+use partita_abi::trace::{ApexService, Event, EventKind, StateReason, PORT_CREATED_QUEUING};
+use partita_abi::{ProcessState, MAIN_PROCESS_ID};
 use partita_trace::TraceReader;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -92,7 +93,8 @@ struct Traced {
     mounted_before: bool,
 }
 
-/// One traced run of [`module`] for 1 s (with `--trace-kernel` where tracefs is), shared by
+/// One traced run of [`module`] for 1 s with `--trace-apex` (and `--trace-kernel` where
+/// tracefs is), shared by
 /// the tests of this file.
 fn traced() -> Option<&'static Traced> {
     static RUN: OnceLock<Option<Traced>> = OnceLock::new();
@@ -106,7 +108,7 @@ fn traced() -> Option<&'static Traced> {
         }
         let mounted_before = tracefs_mounted();
         let mut cmd = partita();
-        cmd.args(["run", "--duration", "1s", "--trace"])
+        cmd.args(["run", "--duration", "1s", "--trace-apex", "--trace"])
             .arg(&file)
             .arg("--json")
             .arg(&json);
@@ -349,4 +351,92 @@ fn kernel_events_of_the_module_cores_are_merged() {
             .collect();
         assert!(left.is_empty(), "{left:?}");
     }
+}
+
+/// The APEX calls of the writer: its main process's calls return in order with their codes
+/// until SET_PARTITION_MODE(NORMAL), which does not return to it; its periodic process's
+/// calls alternate entry and exit, and each successful WRITE_SAMPLING_MESSAGE holds the
+/// port write it made.
+#[test]
+fn apex_calls_enter_and_exit_in_pairs() {
+    let Some(t) = traced() else { return };
+    assert!(t.meta.apex_calls);
+    let calls = |process: i32| -> Vec<&Event> {
+        t.events
+            .iter()
+            .filter(|e| {
+                e.partition == 0
+                    && e.process == process
+                    && matches!(e.kind, EventKind::ApexEnter | EventKind::ApexExit)
+            })
+            .collect()
+    };
+    let service = |e: &Event| ApexService::from_raw(e.a as u32).expect("a service number");
+    let main = calls(MAIN_PROCESS_ID);
+    let main_services: Vec<(EventKind, ApexService)> =
+        main.iter().map(|e| (e.kind, service(e))).collect();
+    let pair = |s| [(EventKind::ApexEnter, s), (EventKind::ApexExit, s)];
+    let mut expected = Vec::new();
+    for s in [
+        ApexService::CreateSamplingPort,
+        ApexService::GetPartitionStatus,
+        ApexService::CreateProcess,
+        ApexService::Start,
+    ] {
+        expected.extend(pair(s));
+    }
+    expected.push((EventKind::ApexEnter, ApexService::SetPartitionMode));
+    assert_eq!(main_services, expected);
+    for e in main.iter().filter(|e| e.kind == EventKind::ApexExit) {
+        assert_eq!(e.b(), 0, "{} returned {}", service(e), e.b());
+    }
+
+    let worker = of(t, EventKind::ProcessCreated)
+        .find(|e| e.partition == 0 && e.name() == b"worker")
+        .expect("the writer's worker")
+        .process;
+    let calls = calls(worker);
+    assert!(
+        calls.len() >= 12,
+        "{} APEX events of the worker",
+        calls.len()
+    );
+    let mut writes = 0;
+    for (i, exit) in calls
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EventKind::ApexExit)
+    {
+        assert!(i > 0, "the worker's first APEX event is an exit");
+        let enter = calls[i - 1];
+        assert_eq!(
+            enter.kind,
+            EventKind::ApexEnter,
+            "an exit without its entry"
+        );
+        assert_eq!(
+            enter.a,
+            exit.a,
+            "{} exits {}",
+            service(exit),
+            service(enter)
+        );
+        assert!(enter.time_ns <= exit.time_ns);
+        if service(exit) == ApexService::WriteSamplingMessage && exit.b() == 0 {
+            writes += 1;
+            assert!(
+                of(t, EventKind::PortWrite).any(|w| w.partition == 0
+                    && w.process == worker
+                    && (enter.time_ns..=exit.time_ns).contains(&w.time_ns)),
+                "no port write within the call at {}",
+                enter.time_ns
+            );
+        }
+    }
+    // Entries and exits alternate: neither two entries (a call without its exit) nor two
+    // exits in a row.
+    for (a, b) in calls.iter().zip(calls.iter().skip(1)) {
+        assert_ne!(a.kind, b.kind, "at {} and {}", a.time_ns, b.time_ns);
+    }
+    assert!(writes >= 3, "{writes} successful writes");
 }
