@@ -440,3 +440,30 @@ fn apex_calls_enter_and_exit_in_pairs() {
     }
     assert!(writes >= 3, "{writes} successful writes");
 }
+
+/// The header names the Partita revision: `git describe` of this checkout at build time, a
+/// revision git resolves here (the crate version when not built from git).
+#[test]
+fn the_header_names_the_revision() {
+    let Some(t) = traced() else { return };
+    let revision = t.meta.host.revision.as_deref().expect("a revision");
+    assert!(!revision.is_empty());
+    if !repo().join(".git").exists() {
+        // Not a git checkout (a source archive): the crate version.
+        assert_eq!(revision, env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    let commit = revision.strip_suffix("-dirty").unwrap_or(revision);
+    let resolved = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo())
+        .args(["rev-parse", "--verify", "--quiet"])
+        .arg(format!("{commit}^{{commit}}"))
+        .output()
+        .expect("git runs");
+    assert!(
+        resolved.status.success(),
+        "revision {revision:?} is not a commit of {}",
+        repo().display()
+    );
+}

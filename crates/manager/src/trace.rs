@@ -534,7 +534,7 @@ pub(crate) fn meta(plan: &CompiledPlan, host: &HostInfo, backend: &str, epoch: u
             kernel: host.kernel.clone(),
             cpu: cpu_model(),
             cores: host.cpus,
-            revision: None,
+            revision: Some(env!("PARTITA_REVISION").to_string()),
         },
         partitions: plan
             .partitions
