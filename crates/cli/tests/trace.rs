@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 const FRAME_NS: u64 = 100_000_000;
 
 /// writer (index 0, core 0, [0, 20) ms) writes sampling port T_OUT, reader (index 1, core 0,
-/// [40, 60) ms) reads T_IN, side (index 2, core 1, [10, 40) ms) has no port.
+/// [40, 60) ms) reads T_IN, side (index 2, core 1, [10, 25) and [25, 40) ms) has no port.
 fn module(dir: &Path) -> std::path::PathBuf {
     let exe = partition_exe("traced");
     let part = |id: u32, name: &str, ports: &str| {
@@ -56,7 +56,12 @@ fn module(dir: &Path) -> std::path::PathBuf {
     x += "  <Module_Schedule MajorFrameSeconds=\"0.1\">\n";
     x += &sched(1, "writer", "0", "0.02", 0);
     x += &sched(2, "reader", "0.04", "0.02", 0);
-    x += &sched(3, "side", "0.01", "0.03", 1);
+    // Two adjacent windows, [10, 25) and [25, 40) ms.
+    x += r#"    <Partition_Schedule PartitionIdentifier="3" PartitionName="side" PeriodSeconds="0.1" PeriodDurationSeconds="0.03">
+      <Window_Schedule WindowIdentifier="3" WindowStartSeconds="0.01" WindowDurationSeconds="0.015" PartitionPeriodStart="true" partita:Core="1"/>
+      <Window_Schedule WindowIdentifier="4" WindowStartSeconds="0.025" WindowDurationSeconds="0.015" PartitionPeriodStart="false" partita:Core="1"/>
+    </Partition_Schedule>
+"#;
     x += r#"  </Module_Schedule>
   <Connection_Table>
     <Channel ChannelIdentifier="1" ChannelName="traced">
@@ -158,7 +163,7 @@ fn the_report_counts_what_the_file_holds() {
     let names: Vec<&str> = t.meta.partitions.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["writer", "reader", "side"]);
     assert_eq!(t.meta.schedules[0].major_frame_ns, FRAME_NS);
-    assert_eq!(t.meta.schedules[0].windows.len(), 3);
+    assert_eq!(t.meta.schedules[0].windows.len(), 4);
     for p in 0..3u16 {
         assert!(
             of(t, EventKind::PartitionSpawned).any(|e| e.partition == p),
@@ -466,4 +471,30 @@ fn the_header_names_the_revision() {
         "revision {revision:?} is not a commit of {}",
         repo().display()
     );
+}
+
+/// Two adjacent windows of the same partition stay two windows: the first ends and the
+/// second starts at the same instant, when the scheduler passed the boundary (the partition
+/// is neither held nor released there).
+#[test]
+fn adjacent_windows_of_a_partition_end_and_start_at_the_boundary() {
+    let Some(t) = traced() else { return };
+    let core1: Vec<&Event> = t
+        .events
+        .iter()
+        .filter(|e| e.core == 1 && matches!(e.kind, EventKind::WindowStart | EventKind::WindowEnd))
+        .collect();
+    let mut seen = 0;
+    for pair in core1.windows(2) {
+        let (end, start) = (pair[0], pair[1]);
+        if end.kind == EventKind::WindowEnd && end.c() == 0 {
+            assert_eq!(start.kind, EventKind::WindowStart, "{start:?}");
+            assert_eq!((start.c(), start.partition), (1, 2), "{start:?}");
+            assert_eq!(start.a, end.a, "planned at the same boundary");
+            assert_eq!(start.time_ns, end.time_ns, "{end:?} {start:?}");
+            assert!(start.time_ns >= start.a, "{start:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "{seen} boundaries between the adjacent windows");
 }
