@@ -11,7 +11,7 @@
 //!
 //! With `partita run --trace-apex` (the control block's `trace_apex_calls`) every service of
 //! the C binding also records `APEX_ENTER` and `APEX_EXIT` ([`apex_call`]); otherwise a call
-//! costs one test of a flag.
+//! costs two tests of a flag (on entry, and where it stores its return code).
 //!
 //! The manager reads the ring as untrusted input: it rewrites the partition field and refuses
 //! manager events, so nothing here can speak for another partition.
