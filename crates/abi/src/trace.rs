@@ -193,8 +193,10 @@ abi_enum! {
 abi_enum! {
     /// The APEX services, numbered for [`EventKind::ApexEnter`] and [`EventKind::ApexExit`]
     /// (argument `a`): every service `include/ARINC653.h` declares (the standard's, Partita's
-    /// extensions and the Part 2 module-schedule services), in the header's order. One value
-    /// per exported C function: the layout test of `partita-apex` checks both ways.
+    /// extensions and the Part 2 services). Numbered from 1 in the header's order when the
+    /// numbering was introduced; a service added later takes the next number, so a number
+    /// never changes meaning. One value per exported C function: the layout test of
+    /// `partita-apex` checks both ways.
     "PARTITA_APEX_SERVICE" ApexService {
         /// GET_PARTITION_STATUS.
         GetPartitionStatus = 1 => "GET_PARTITION_STATUS",
@@ -354,6 +356,8 @@ abi_enum! {
         GetQueuingPortStatus = 78 => "GET_QUEUING_PORT_STATUS",
         /// CLEAR_QUEUING_PORT.
         ClearQueuingPort = 79 => "CLEAR_QUEUING_PORT",
+        /// GET_MEMORY_BLOCK_STATUS.
+        GetMemoryBlockStatus = 80 => "GET_MEMORY_BLOCK_STATUS",
     }
 }
 
