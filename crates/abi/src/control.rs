@@ -19,7 +19,7 @@ use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicU8, O
 /// `b"PARTCTL1"` as a little-endian u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PARTCTL1");
 /// Layout version of [`ControlBlock`].
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
 /// The file descriptor number the control block is passed as.
 pub const CONTROL_FD: i32 = 3;
 /// The file descriptor number of the partition's health-monitor / report channel (a pipe).
@@ -172,6 +172,10 @@ pub struct ControlBlock {
     /// Written by the manager: events the partition's trace ring (descriptor [`TRACE_FD`])
     /// holds; 0 when the run is not traced (no ring is passed, the runtime records nothing).
     pub trace_capacity: AtomicU32,
+    /// Written by the manager: 1 when the runtime records every APEX call of the C binding
+    /// (`APEX_ENTER` / `APEX_EXIT`, `partita run --trace-apex`), 0 otherwise; only read when
+    /// [`ControlBlock::trace_capacity`] is not 0.
+    pub trace_apex_calls: AtomicU32,
     // --- Memory blocks ---
     // The partition's named memory requirements (`Memory_Requirements RegionName`), for
     // GET_MEMORY_BLOCK_STATUS (ARINC 653 Part 2); see [`memory_blocks`].

@@ -59,6 +59,9 @@ pub const NO_PARTITION: u16 = u16::MAX;
 /// The process field when the event belongs to no process.
 pub const NO_PROCESS: i32 = 0;
 
+/// Argument `b` of [`EventKind::ApexExit`] when the service stored no return code.
+pub const NO_RETURN_CODE: u64 = u64::MAX;
+
 /// Bit of argument `a` of [`EventKind::PortCreated`] set for a queuing port.
 pub const PORT_CREATED_QUEUING: u64 = 1 << 32;
 
@@ -127,11 +130,13 @@ abi_enum! {
         /// Partition: a port was read. `a` port identifier, `b` bytes, `c` the return code,
         /// `d` the validity (sampling ports; 0 otherwise).
         PortRead = 37 => "PORT_READ",
-        /// Partition (optional): an APEX call began. `a` the service number. Reserved: no
-        /// numbering of the services is defined yet and the runtime does not record it.
+        /// Partition (`partita run --trace-apex`): a process called an APEX service through
+        /// the C binding. `a` the [`ApexService`].
         ApexEnter = 38 => "APEX_ENTER",
-        /// Partition (optional): an APEX call returned. `a` the service, `b` the return code.
-        /// Reserved, as [`EventKind::ApexEnter`].
+        /// Partition (`--trace-apex`): an APEX service returned. `a` the [`ApexService`],
+        /// `b` the `RETURN_CODE_TYPE` it returned ([`NO_RETURN_CODE`] when it stored none). A service that does not return to its
+        /// caller (`STOP_SELF`, a `SET_PARTITION_MODE` that restarts or stops the partition,
+        /// ...) has no exit.
         ApexExit = 39 => "APEX_EXIT",
         /// Partition: an application record (the trace extension service). `a` the stream
         /// (application-chosen), `b` the value.
@@ -182,6 +187,177 @@ abi_enum! {
         HealthMonitor = 11 => "HEALTH_MONITOR",
         /// The partition's mode changed (all processes).
         ModeChange = 12 => "MODE_CHANGE",
+    }
+}
+
+abi_enum! {
+    /// The APEX services, numbered for [`EventKind::ApexEnter`] and [`EventKind::ApexExit`]
+    /// (argument `a`): every service `include/ARINC653.h` declares (the standard's, Partita's
+    /// extensions and the Part 2 services). Numbered from 1 in the header's order when the
+    /// numbering was introduced; a service added later takes the next number, so a number
+    /// never changes meaning. One value per exported C function: the layout test of
+    /// `partita-apex` checks both ways.
+    "PARTITA_APEX_SERVICE" ApexService {
+        /// GET_PARTITION_STATUS.
+        GetPartitionStatus = 1 => "GET_PARTITION_STATUS",
+        /// SET_PARTITION_MODE.
+        SetPartitionMode = 2 => "SET_PARTITION_MODE",
+        /// CREATE_PROCESS.
+        CreateProcess = 3 => "CREATE_PROCESS",
+        /// START.
+        Start = 4 => "START",
+        /// GET_MY_ID.
+        GetMyId = 5 => "GET_MY_ID",
+        /// DELAYED_START.
+        DelayedStart = 6 => "DELAYED_START",
+        /// STOP.
+        Stop = 7 => "STOP",
+        /// STOP_SELF.
+        StopSelf = 8 => "STOP_SELF",
+        /// SUSPEND_SELF.
+        SuspendSelf = 9 => "SUSPEND_SELF",
+        /// SUSPEND.
+        Suspend = 10 => "SUSPEND",
+        /// RESUME.
+        Resume = 11 => "RESUME",
+        /// SET_PRIORITY.
+        SetPriority = 12 => "SET_PRIORITY",
+        /// LOCK_PREEMPTION.
+        LockPreemption = 13 => "LOCK_PREEMPTION",
+        /// UNLOCK_PREEMPTION.
+        UnlockPreemption = 14 => "UNLOCK_PREEMPTION",
+        /// GET_PROCESS_ID.
+        GetProcessId = 15 => "GET_PROCESS_ID",
+        /// GET_PROCESS_STATUS.
+        GetProcessStatus = 16 => "GET_PROCESS_STATUS",
+        /// INITIALIZE_PROCESS_CORE_AFFINITY.
+        InitializeProcessCoreAffinity = 17 => "INITIALIZE_PROCESS_CORE_AFFINITY",
+        /// GET_MY_PROCESSOR_CORE_ID.
+        GetMyProcessorCoreId = 18 => "GET_MY_PROCESSOR_CORE_ID",
+        /// GET_MY_INDEX.
+        GetMyIndex = 19 => "GET_MY_INDEX",
+        /// PERIODIC_WAIT.
+        PeriodicWait = 20 => "PERIODIC_WAIT",
+        /// GET_TIME.
+        GetTime = 21 => "GET_TIME",
+        /// TIMED_WAIT.
+        TimedWait = 22 => "TIMED_WAIT",
+        /// REPLENISH.
+        Replenish = 23 => "REPLENISH",
+        /// CREATE_BUFFER.
+        CreateBuffer = 24 => "CREATE_BUFFER",
+        /// SEND_BUFFER.
+        SendBuffer = 25 => "SEND_BUFFER",
+        /// RECEIVE_BUFFER.
+        ReceiveBuffer = 26 => "RECEIVE_BUFFER",
+        /// GET_BUFFER_ID.
+        GetBufferId = 27 => "GET_BUFFER_ID",
+        /// GET_BUFFER_STATUS.
+        GetBufferStatus = 28 => "GET_BUFFER_STATUS",
+        /// CREATE_BLACKBOARD.
+        CreateBlackboard = 29 => "CREATE_BLACKBOARD",
+        /// DISPLAY_BLACKBOARD.
+        DisplayBlackboard = 30 => "DISPLAY_BLACKBOARD",
+        /// READ_BLACKBOARD.
+        ReadBlackboard = 31 => "READ_BLACKBOARD",
+        /// CLEAR_BLACKBOARD.
+        ClearBlackboard = 32 => "CLEAR_BLACKBOARD",
+        /// GET_BLACKBOARD_ID.
+        GetBlackboardId = 33 => "GET_BLACKBOARD_ID",
+        /// GET_BLACKBOARD_STATUS.
+        GetBlackboardStatus = 34 => "GET_BLACKBOARD_STATUS",
+        /// CREATE_SEMAPHORE.
+        CreateSemaphore = 35 => "CREATE_SEMAPHORE",
+        /// WAIT_SEMAPHORE.
+        WaitSemaphore = 36 => "WAIT_SEMAPHORE",
+        /// SIGNAL_SEMAPHORE.
+        SignalSemaphore = 37 => "SIGNAL_SEMAPHORE",
+        /// GET_SEMAPHORE_ID.
+        GetSemaphoreId = 38 => "GET_SEMAPHORE_ID",
+        /// GET_SEMAPHORE_STATUS.
+        GetSemaphoreStatus = 39 => "GET_SEMAPHORE_STATUS",
+        /// CREATE_EVENT.
+        CreateEvent = 40 => "CREATE_EVENT",
+        /// SET_EVENT.
+        SetEvent = 41 => "SET_EVENT",
+        /// RESET_EVENT.
+        ResetEvent = 42 => "RESET_EVENT",
+        /// WAIT_EVENT.
+        WaitEvent = 43 => "WAIT_EVENT",
+        /// GET_EVENT_ID.
+        GetEventId = 44 => "GET_EVENT_ID",
+        /// GET_EVENT_STATUS.
+        GetEventStatus = 45 => "GET_EVENT_STATUS",
+        /// CREATE_MUTEX.
+        CreateMutex = 46 => "CREATE_MUTEX",
+        /// ACQUIRE_MUTEX.
+        AcquireMutex = 47 => "ACQUIRE_MUTEX",
+        /// RELEASE_MUTEX.
+        ReleaseMutex = 48 => "RELEASE_MUTEX",
+        /// RESET_MUTEX.
+        ResetMutex = 49 => "RESET_MUTEX",
+        /// GET_MUTEX_ID.
+        GetMutexId = 50 => "GET_MUTEX_ID",
+        /// GET_MUTEX_STATUS.
+        GetMutexStatus = 51 => "GET_MUTEX_STATUS",
+        /// GET_PROCESS_MUTEX_STATE.
+        GetProcessMutexState = 52 => "GET_PROCESS_MUTEX_STATE",
+        /// REPORT_APPLICATION_MESSAGE.
+        ReportApplicationMessage = 53 => "REPORT_APPLICATION_MESSAGE",
+        /// CREATE_ERROR_HANDLER.
+        CreateErrorHandler = 54 => "CREATE_ERROR_HANDLER",
+        /// GET_ERROR_STATUS.
+        GetErrorStatus = 55 => "GET_ERROR_STATUS",
+        /// RAISE_APPLICATION_ERROR.
+        RaiseApplicationError = 56 => "RAISE_APPLICATION_ERROR",
+        /// CONFIGURE_ERROR_HANDLER.
+        ConfigureErrorHandler = 57 => "CONFIGURE_ERROR_HANDLER",
+        /// GET_A_PARTITION_STATUS.
+        GetAPartitionStatus = 58 => "GET_A_PARTITION_STATUS",
+        /// SET_A_PARTITION_MODE.
+        SetAPartitionMode = 59 => "SET_A_PARTITION_MODE",
+        /// GET_HM_LOG_STATUS.
+        GetHmLogStatus = 60 => "GET_HM_LOG_STATUS",
+        /// READ_HM_LOG.
+        ReadHmLog = 61 => "READ_HM_LOG",
+        /// PARTITA_TRACE_EVENT.
+        PartitaTraceEvent = 62 => "PARTITA_TRACE_EVENT",
+        /// SET_MODULE_SCHEDULE.
+        SetModuleSchedule = 63 => "SET_MODULE_SCHEDULE",
+        /// GET_MODULE_SCHEDULE_STATUS.
+        GetModuleScheduleStatus = 64 => "GET_MODULE_SCHEDULE_STATUS",
+        /// GET_MODULE_SCHEDULE_ID.
+        GetModuleScheduleId = 65 => "GET_MODULE_SCHEDULE_ID",
+        /// CREATE_SAMPLING_PORT.
+        CreateSamplingPort = 66 => "CREATE_SAMPLING_PORT",
+        /// WRITE_SAMPLING_MESSAGE.
+        WriteSamplingMessage = 67 => "WRITE_SAMPLING_MESSAGE",
+        /// READ_SAMPLING_MESSAGE.
+        ReadSamplingMessage = 68 => "READ_SAMPLING_MESSAGE",
+        /// GET_SAMPLING_PORT_ID.
+        GetSamplingPortId = 69 => "GET_SAMPLING_PORT_ID",
+        /// GET_SAMPLING_PORT_STATUS.
+        GetSamplingPortStatus = 70 => "GET_SAMPLING_PORT_STATUS",
+        /// READ_UPDATED_SAMPLING_MESSAGE.
+        ReadUpdatedSamplingMessage = 71 => "READ_UPDATED_SAMPLING_MESSAGE",
+        /// GET_SAMPLING_PORT_CURRENT_STATUS.
+        GetSamplingPortCurrentStatus = 72 => "GET_SAMPLING_PORT_CURRENT_STATUS",
+        /// READ_SAMPLING_MESSAGE_CONDITIONAL.
+        ReadSamplingMessageConditional = 73 => "READ_SAMPLING_MESSAGE_CONDITIONAL",
+        /// CREATE_QUEUING_PORT.
+        CreateQueuingPort = 74 => "CREATE_QUEUING_PORT",
+        /// SEND_QUEUING_MESSAGE.
+        SendQueuingMessage = 75 => "SEND_QUEUING_MESSAGE",
+        /// RECEIVE_QUEUING_MESSAGE.
+        ReceiveQueuingMessage = 76 => "RECEIVE_QUEUING_MESSAGE",
+        /// GET_QUEUING_PORT_ID.
+        GetQueuingPortId = 77 => "GET_QUEUING_PORT_ID",
+        /// GET_QUEUING_PORT_STATUS.
+        GetQueuingPortStatus = 78 => "GET_QUEUING_PORT_STATUS",
+        /// CLEAR_QUEUING_PORT.
+        ClearQueuingPort = 79 => "CLEAR_QUEUING_PORT",
+        /// GET_MEMORY_BLOCK_STATUS.
+        GetMemoryBlockStatus = 80 => "GET_MEMORY_BLOCK_STATUS",
     }
 }
 

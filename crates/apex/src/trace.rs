@@ -9,13 +9,19 @@
 //! shared memory: no allocation, no formatting, no system call (the time is read from the
 //! vDSO). Without a ring every function here returns after one check.
 //!
+//! With `partita run --trace-apex` (the control block's `trace_apex_calls`) every service of
+//! the C binding also records `APEX_ENTER` and `APEX_EXIT` ([`apex_call`]); otherwise a call
+//! costs two tests of a flag (on entry, and where it stores its return code).
+//!
 //! The manager reads the ring as untrusted input: it rewrites the partition field and refuses
 //! manager events, so nothing here can speak for another partition.
 
-use partita_abi::trace::{Event, EventKind};
+use partita_abi::trace::{ApexService, Event, EventKind, NO_RETURN_CODE};
 use partita_abi::{ERROR_HANDLER_PROCESS_ID, MAIN_PROCESS_ID};
 use partita_apex_core::{ReturnCode, Runner, TraceSink};
 use partita_sys::trace::RingMapping;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 struct PartitionRing {
@@ -25,17 +31,36 @@ struct PartitionRing {
 
 static RING: OnceLock<PartitionRing> = OnceLock::new();
 
-/// Maps the ring the manager passed (`capacity` events; 0: the run is not traced). Returns
-/// whether the partition records; a ring that cannot be mapped is reported on stderr (the
-/// partition's log) and the partition runs untraced.
-pub(crate) fn open(capacity: u32, partition: u32) -> bool {
+/// Whether the APEX calls are recorded: [`UNDECIDED`] until the runtime started (the first
+/// APEX call of the program starts it), then [`RECORDED`] when the run asks for it and the
+/// ring is mapped, [`NOT_RECORDED`] otherwise.
+static APEX_CALLS: AtomicU8 = AtomicU8::new(UNDECIDED);
+const UNDECIDED: u8 = 0;
+const NOT_RECORDED: u8 = 1;
+const RECORDED: u8 = 2;
+
+thread_local! {
+    /// The return code the service running on this thread stored last ([`note_return_code`]),
+    /// for its `APEX_EXIT`.
+    static RETURN_CODE: Cell<u64> = const { Cell::new(NO_RETURN_CODE) };
+}
+
+/// Maps the ring the manager passed (`capacity` events; 0: the run is not traced) and, with
+/// `apex_calls`, records the APEX calls too. Returns whether the partition records; a ring
+/// that cannot be mapped is reported on stderr (the partition's log) and the partition runs
+/// untraced.
+pub(crate) fn open(capacity: u32, partition: u32, apex_calls: bool) -> bool {
     if capacity == 0 {
         return false;
     }
     match RingMapping::map_inherited(partita_sys::control::TRACE_FD, capacity) {
         Ok(ring) => {
             let partition = u16::try_from(partition).unwrap_or(partita_abi::trace::NO_PARTITION);
-            RING.set(PartitionRing { ring, partition }).is_ok()
+            let opened = RING.set(PartitionRing { ring, partition }).is_ok();
+            if opened && apex_calls {
+                APEX_CALLS.store(RECORDED, Ordering::Release);
+            }
+            opened
         }
         Err(e) => {
             eprintln!("partita runtime: trace ring (descriptor {}): {e}; this partition records no trace events", partita_sys::control::TRACE_FD);
@@ -169,4 +194,45 @@ pub(crate) fn application(stream: u32, value: u64) -> bool {
     .of_process(process_of(me))
     .of_partition(r.partition);
     r.ring.ring().push(&e)
+}
+
+/// Runs `body`, the C binding of `service`, and records `APEX_ENTER` before it and
+/// `APEX_EXIT` with the return code it stored after it when the run records APEX calls;
+/// otherwise runs it after one test (once the runtime started). A service that does not return (the thread ends in it)
+/// has no exit.
+#[inline]
+pub(crate) fn apex_call(service: ApexService, body: impl FnOnce()) {
+    match APEX_CALLS.load(Ordering::Relaxed) {
+        NOT_RECORDED => return body(),
+        RECORDED => {}
+        _ => {
+            // The program's first call: start the runtime (which maps the ring) before it, so
+            // that this call is recorded too. A runtime that cannot start records nothing.
+            let _ = crate::runtime::get();
+            let _ = APEX_CALLS.compare_exchange(
+                UNDECIDED,
+                NOT_RECORDED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+            if APEX_CALLS.load(Ordering::Acquire) != RECORDED {
+                return body();
+            }
+        }
+    }
+    let number = u64::from(service.raw());
+    record_mine(Event::new(0, EventKind::ApexEnter, number, [0; 4]));
+    RETURN_CODE.set(NO_RETURN_CODE);
+    body();
+    let code = RETURN_CODE.replace(NO_RETURN_CODE);
+    record_mine(Event::new(0, EventKind::ApexExit, number, [code, 0, 0, 0]));
+}
+
+/// Notes the return code the running service stores, for its `APEX_EXIT` (one test when the
+/// APEX calls are not recorded).
+#[inline]
+pub(crate) fn note_return_code(code: u32) {
+    if APEX_CALLS.load(Ordering::Relaxed) == RECORDED {
+        RETURN_CODE.set(u64::from(code));
+    }
 }

@@ -24,6 +24,10 @@
 //! * `abi_constants_match_header`: the header's enumerations (same constants, same order) and
 //!   `#define`s are those of `partita_abi`'s tables, and a C file of `_Static_assert`s
 //!   generated from those tables compiles against the header (same values).
+//! * `apex_services_number_every_export`: every export has exactly one
+//!   `partita_abi::trace::ApexService` (the numbering of `APEX_ENTER` / `APEX_EXIT`), every
+//!   service one export, and each export runs its body in `trace::apex_call` with its own
+//!   service.
 //! * `prototypes_match_rust_exports`: every prototype of the header has a
 //!   `#[no_mangle] extern "C"` export under `src/ffi/` and vice versa, and a C file assigning
 //!   each export to a function pointer of the type its Rust signature gives (spelt in C)
@@ -976,4 +980,51 @@ fn prototypes_match_rust_exports() {
         .arg(include_dir())
         .arg(&source),
     );
+}
+
+#[test]
+fn apex_services_number_every_export() {
+    use partita_abi::trace::ApexService;
+    let ffi = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi");
+    let exports = abi_check::rust_exports(&ffi);
+    assert!(exports.len() > 50, "only {} exports found", exports.len());
+    let mut problems = Vec::new();
+    for e in &exports {
+        let services: Vec<&ApexService> = ApexService::ALL
+            .iter()
+            .filter(|s| s.c_name() == e.name)
+            .collect();
+        let [service] = services.as_slice() else {
+            problems.push(format!(
+                "{} has {} ApexService values (one expected)",
+                e.name,
+                services.len()
+            ));
+            continue;
+        };
+        // The export's body, from its signature to the closing brace at column 0.
+        let text = std::fs::read_to_string(&e.file).expect("readable source");
+        let start = text
+            .find(&format!("extern \"C\" fn {}(", e.name))
+            .expect("the export's signature");
+        let end = text[start..].find("\n}").map_or(text.len(), |i| start + i);
+        let call = format!("crate::trace::apex_call(ApexService::{service:?},");
+        if !text[start..end].contains(&call) {
+            problems.push(format!(
+                "{} ({}) does not run its body in `{call} ...)`",
+                e.name,
+                e.file.display()
+            ));
+        }
+    }
+    for s in ApexService::ALL {
+        if !exports.iter().any(|e| e.name == s.c_name()) {
+            problems.push(format!("ApexService::{s:?} names no export"));
+        }
+    }
+    let raws: BTreeSet<u32> = ApexService::ALL.iter().map(|s| s.raw()).collect();
+    if raws.len() != ApexService::ALL.len() {
+        problems.push("two ApexService values share a number".to_string());
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -110,6 +110,10 @@ enum Cmd {
         /// the trace (tracefs, root).
         #[arg(long, requires = "trace")]
         trace_kernel: bool,
+        /// Also record every APEX call of the partitions' C binding (APEX_ENTER / APEX_EXIT,
+        /// with the return code).
+        #[arg(long, requires = "trace")]
+        trace_apex: bool,
     },
     /// Reclaim what runs whose manager is gone left behind (thaw and kill their partitions,
     /// remove their cgroups) and say what was removed; runs whose manager lives are left alone.
@@ -490,6 +494,7 @@ fn main() -> ExitCode {
             trace,
             trace_buffer,
             trace_kernel,
+            trace_apex,
         } => {
             let file = match file {
                 Some(f) => f,
@@ -514,6 +519,7 @@ fn main() -> ExitCode {
                 trace: trace.map(|file| partita_manager::TraceOptions {
                     buffer: trace_buffer.unwrap_or(partita_manager::DEFAULT_TRACE_BUFFER),
                     kernel: trace_kernel,
+                    apex_calls: trace_apex,
                     ..partita_manager::TraceOptions::new(file)
                 }),
                 ..RunOptions::default()

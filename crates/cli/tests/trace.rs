@@ -3,14 +3,15 @@
 //! with `partita_trace::TraceReader`, shows what the plan and the partitions did: window
 //! starts at their planned instants in order on every core, the states of a known periodic
 //! process, a port write followed by the reader's read, the application's own records, and
-//! the counts of lost and refused events; with `--trace-kernel` (where tracefs is), the
+//! the counts of lost and refused events, the APEX calls' entries and exits (`--trace-apex`);
+//! with `--trace-kernel` (where tracefs is), the
 //! kernel's scheduling events of the module's cores, and tracefs left as it was.
 
 mod common;
 
 use common::*;
-use partita_abi::trace::{Event, EventKind, StateReason, PORT_CREATED_QUEUING};
-use partita_abi::ProcessState;
+use partita_abi::trace::{ApexService, Event, EventKind, StateReason, PORT_CREATED_QUEUING};
+use partita_abi::{ProcessState, MAIN_PROCESS_ID};
 use partita_trace::TraceReader;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -18,7 +19,7 @@ use std::sync::OnceLock;
 const FRAME_NS: u64 = 100_000_000;
 
 /// writer (index 0, core 0, [0, 20) ms) writes sampling port T_OUT, reader (index 1, core 0,
-/// [40, 60) ms) reads T_IN, side (index 2, core 1, [10, 40) ms) has no port.
+/// [40, 60) ms) reads T_IN, side (index 2, core 1, [10, 25) and [25, 40) ms) has no port.
 fn module(dir: &Path) -> std::path::PathBuf {
     let exe = partition_exe("traced");
     let part = |id: u32, name: &str, ports: &str| {
@@ -55,7 +56,12 @@ fn module(dir: &Path) -> std::path::PathBuf {
     x += "  <Module_Schedule MajorFrameSeconds=\"0.1\">\n";
     x += &sched(1, "writer", "0", "0.02", 0);
     x += &sched(2, "reader", "0.04", "0.02", 0);
-    x += &sched(3, "side", "0.01", "0.03", 1);
+    // Two adjacent windows, [10, 25) and [25, 40) ms.
+    x += r#"    <Partition_Schedule PartitionIdentifier="3" PartitionName="side" PeriodSeconds="0.1" PeriodDurationSeconds="0.03">
+      <Window_Schedule WindowIdentifier="3" WindowStartSeconds="0.01" WindowDurationSeconds="0.015" PartitionPeriodStart="true" partita:Core="1"/>
+      <Window_Schedule WindowIdentifier="4" WindowStartSeconds="0.025" WindowDurationSeconds="0.015" PartitionPeriodStart="false" partita:Core="1"/>
+    </Partition_Schedule>
+"#;
     x += r#"  </Module_Schedule>
   <Connection_Table>
     <Channel ChannelIdentifier="1" ChannelName="traced">
@@ -92,7 +98,8 @@ struct Traced {
     mounted_before: bool,
 }
 
-/// One traced run of [`module`] for 1 s (with `--trace-kernel` where tracefs is), shared by
+/// One traced run of [`module`] for 1 s with `--trace-apex` (and `--trace-kernel` where
+/// tracefs is), shared by
 /// the tests of this file.
 fn traced() -> Option<&'static Traced> {
     static RUN: OnceLock<Option<Traced>> = OnceLock::new();
@@ -106,7 +113,7 @@ fn traced() -> Option<&'static Traced> {
         }
         let mounted_before = tracefs_mounted();
         let mut cmd = partita();
-        cmd.args(["run", "--duration", "1s", "--trace"])
+        cmd.args(["run", "--duration", "1s", "--trace-apex", "--trace"])
             .arg(&file)
             .arg("--json")
             .arg(&json);
@@ -156,7 +163,7 @@ fn the_report_counts_what_the_file_holds() {
     let names: Vec<&str> = t.meta.partitions.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["writer", "reader", "side"]);
     assert_eq!(t.meta.schedules[0].major_frame_ns, FRAME_NS);
-    assert_eq!(t.meta.schedules[0].windows.len(), 3);
+    assert_eq!(t.meta.schedules[0].windows.len(), 4);
     for p in 0..3u16 {
         assert!(
             of(t, EventKind::PartitionSpawned).any(|e| e.partition == p),
@@ -349,4 +356,145 @@ fn kernel_events_of_the_module_cores_are_merged() {
             .collect();
         assert!(left.is_empty(), "{left:?}");
     }
+}
+
+/// The APEX calls of the writer: its main process's calls return in order with their codes
+/// until SET_PARTITION_MODE(NORMAL), which does not return to it; its periodic process's
+/// calls alternate entry and exit, and each successful WRITE_SAMPLING_MESSAGE holds the
+/// port write it made.
+#[test]
+fn apex_calls_enter_and_exit_in_pairs() {
+    let Some(t) = traced() else { return };
+    assert!(t.meta.apex_calls);
+    let calls = |process: i32| -> Vec<&Event> {
+        t.events
+            .iter()
+            .filter(|e| {
+                e.partition == 0
+                    && e.process == process
+                    && matches!(e.kind, EventKind::ApexEnter | EventKind::ApexExit)
+            })
+            .collect()
+    };
+    let service = |e: &Event| ApexService::from_raw(e.a as u32).expect("a service number");
+    let main = calls(MAIN_PROCESS_ID);
+    let main_services: Vec<(EventKind, ApexService)> =
+        main.iter().map(|e| (e.kind, service(e))).collect();
+    let pair = |s| [(EventKind::ApexEnter, s), (EventKind::ApexExit, s)];
+    let mut expected = Vec::new();
+    for s in [
+        ApexService::CreateSamplingPort,
+        ApexService::GetPartitionStatus,
+        ApexService::CreateProcess,
+        ApexService::Start,
+    ] {
+        expected.extend(pair(s));
+    }
+    expected.push((EventKind::ApexEnter, ApexService::SetPartitionMode));
+    assert_eq!(main_services, expected);
+    for e in main.iter().filter(|e| e.kind == EventKind::ApexExit) {
+        assert_eq!(e.b(), 0, "{} returned {}", service(e), e.b());
+    }
+
+    let worker = of(t, EventKind::ProcessCreated)
+        .find(|e| e.partition == 0 && e.name() == b"worker")
+        .expect("the writer's worker")
+        .process;
+    let calls = calls(worker);
+    assert!(
+        calls.len() >= 12,
+        "{} APEX events of the worker",
+        calls.len()
+    );
+    let mut writes = 0;
+    for (i, exit) in calls
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EventKind::ApexExit)
+    {
+        assert!(i > 0, "the worker's first APEX event is an exit");
+        let enter = calls[i - 1];
+        assert_eq!(
+            enter.kind,
+            EventKind::ApexEnter,
+            "an exit without its entry"
+        );
+        assert_eq!(
+            enter.a,
+            exit.a,
+            "{} exits {}",
+            service(exit),
+            service(enter)
+        );
+        assert!(enter.time_ns <= exit.time_ns);
+        if service(exit) == ApexService::WriteSamplingMessage && exit.b() == 0 {
+            writes += 1;
+            assert!(
+                of(t, EventKind::PortWrite).any(|w| w.partition == 0
+                    && w.process == worker
+                    && (enter.time_ns..=exit.time_ns).contains(&w.time_ns)),
+                "no port write within the call at {}",
+                enter.time_ns
+            );
+        }
+    }
+    // Entries and exits alternate: neither two entries (a call without its exit) nor two
+    // exits in a row.
+    for (a, b) in calls.iter().zip(calls.iter().skip(1)) {
+        assert_ne!(a.kind, b.kind, "at {} and {}", a.time_ns, b.time_ns);
+    }
+    assert!(writes >= 3, "{writes} successful writes");
+}
+
+/// The header names the Partita revision: `git describe` of this checkout at build time, a
+/// revision git resolves here (the crate version when not built from git).
+#[test]
+fn the_header_names_the_revision() {
+    let Some(t) = traced() else { return };
+    let revision = t.meta.host.revision.as_deref().expect("a revision");
+    assert!(!revision.is_empty());
+    if !repo().join(".git").exists() {
+        // Not a git checkout (a source archive): the crate version.
+        assert_eq!(revision, env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    let commit = revision.strip_suffix("-dirty").unwrap_or(revision);
+    let resolved = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo())
+        .args(["rev-parse", "--verify", "--quiet"])
+        .arg(format!("{commit}^{{commit}}"))
+        .output()
+        .expect("git runs");
+    assert!(
+        resolved.status.success(),
+        "revision {revision:?} is not a commit of {}",
+        repo().display()
+    );
+}
+
+/// Two adjacent windows of the same partition stay two windows: the first ends and the
+/// second starts at the same instant, when the scheduler passed the boundary (the partition
+/// is neither held nor released there).
+#[test]
+fn adjacent_windows_of_a_partition_end_and_start_at_the_boundary() {
+    let Some(t) = traced() else { return };
+    let core1: Vec<&Event> = t
+        .events
+        .iter()
+        .filter(|e| e.core == 1 && matches!(e.kind, EventKind::WindowStart | EventKind::WindowEnd))
+        .collect();
+    let mut seen = 0;
+    for pair in core1.windows(2) {
+        let (end, start) = (pair[0], pair[1]);
+        if end.kind == EventKind::WindowEnd && end.c() == 0 {
+            assert_eq!(start.kind, EventKind::WindowStart, "{start:?}");
+            assert_eq!((start.c(), start.partition), (1, 2), "{start:?}");
+            assert_eq!(start.a, end.a, "planned at the same boundary");
+            assert_eq!(start.time_ns, end.time_ns, "{end:?} {start:?}");
+            assert!(start.time_ns >= start.a, "{start:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "{seen} boundaries between the adjacent windows");
 }

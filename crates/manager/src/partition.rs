@@ -104,6 +104,9 @@ pub(crate) struct Partition {
     /// Its trace ring, when the run is traced (crate::trace), passed as
     /// `control::TRACE_FD`.
     pub trace_ring: std::sync::OnceLock<Arc<partita_sys::trace::RingMapping>>,
+    /// Whether its runtime records its APEX calls (`TraceOptions::apex_calls`), set with
+    /// `trace_ring`.
+    pub trace_apex_calls: std::sync::atomic::AtomicBool,
     /// Host process id of its current incarnation (0: none), readable without the state
     /// lock (the trace drain thread, at normal priority, must not take a lock the scheduler
     /// threads wait on).
@@ -280,6 +283,7 @@ impl Partition {
             tasks_hint: std::sync::atomic::AtomicU32::new(0),
             nudge: std::sync::OnceLock::new(),
             trace_ring: std::sync::OnceLock::new(),
+            trace_apex_calls: std::sync::atomic::AtomicBool::new(false),
             host_pid: std::sync::atomic::AtomicI32::new(0),
         })
     }
@@ -358,6 +362,10 @@ impl Partition {
             .store(self.counter_seed.1, Ordering::Relaxed);
         c.trace_capacity.store(
             self.trace_ring.get().map_or(0, |r| r.capacity()),
+            Ordering::Relaxed,
+        );
+        c.trace_apex_calls.store(
+            u32::from(self.trace_apex_calls.load(Ordering::Relaxed)),
             Ordering::Relaxed,
         );
         // Raise broker: the manager raises the runtime's threads where the kernel cannot let

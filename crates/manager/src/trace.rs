@@ -52,6 +52,8 @@ pub struct TraceOptions {
     /// Merge the kernel's `sched_switch` / `sched_wakeup` events of the module's cores
     /// (tracefs; needs root).
     pub kernel: bool,
+    /// Have the partitions' runtimes record every APEX call (`APEX_ENTER` / `APEX_EXIT`).
+    pub apex_calls: bool,
 }
 
 impl TraceOptions {
@@ -61,6 +63,7 @@ impl TraceOptions {
             file,
             buffer: DEFAULT_TRACE_BUFFER,
             kernel: false,
+            apex_calls: false,
         }
     }
 }
@@ -320,6 +323,8 @@ impl Tracing {
         for p in parts {
             if let Some(r) = rings.partition(p.index) {
                 let _ = p.trace_ring.set(r);
+                p.trace_apex_calls
+                    .store(opts.apex_calls, std::sync::atomic::Ordering::Relaxed);
             }
         }
         Ok(Tracing {
@@ -351,6 +356,7 @@ impl Tracing {
             }
         }
         meta.kernel_events = self.kernel.is_some();
+        meta.apex_calls = opts.apex_calls;
         let out = TraceWriter::create(&self.file, &meta)?;
         let mut rings: Vec<Drained> = Vec::new();
         let mut add = |ring: &Arc<RingMapping>, owner: Option<usize>, core, kernel| {
@@ -534,7 +540,7 @@ pub(crate) fn meta(plan: &CompiledPlan, host: &HostInfo, backend: &str, epoch: u
             kernel: host.kernel.clone(),
             cpu: cpu_model(),
             cores: host.cpus,
-            revision: None,
+            revision: Some(env!("PARTITA_REVISION").to_string()),
         },
         partitions: plan
             .partitions

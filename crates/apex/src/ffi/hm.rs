@@ -23,10 +23,12 @@ pub extern "C" fn REPORT_APPLICATION_MESSAGE(
     length: MessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_rc(
-        return_code,
-        error_message_in(message_addr, length).and_then(hm::report_application_message),
-    );
+    crate::trace::apex_call(ApexService::ReportApplicationMessage, || {
+        put_rc(
+            return_code,
+            error_message_in(message_addr, length).and_then(hm::report_application_message),
+        );
+    })
 }
 
 /// CREATE_ERROR_HANDLER. `INVALID_PARAM` for a null entry point.
@@ -36,21 +38,23 @@ pub extern "C" fn CREATE_ERROR_HANDLER(
     stack_size: StackSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    if entry_point.is_null() {
-        return put_rc(return_code, Err(ReturnCode::InvalidParam));
-    }
-    // SAFETY: the caller's ENTRY_POINT is, per the binding, the address of a
-    // `void (*)(void)` function; it was checked non-null above.
-    let f: extern "C" fn() = unsafe { std::mem::transmute(entry_point) };
-    let entry = CEntry(f);
-    put_rc(
-        return_code,
-        hm::create_error_handler_entry(
-            entry_point as usize as u64,
-            stack_size as u64,
-            Arc::new(move || (entry.0)()),
-        ),
-    );
+    crate::trace::apex_call(ApexService::CreateErrorHandler, || {
+        if entry_point.is_null() {
+            return put_rc(return_code, Err(ReturnCode::InvalidParam));
+        }
+        // SAFETY: the caller's ENTRY_POINT is, per the binding, the address of a
+        // `void (*)(void)` function; it was checked non-null above.
+        let f: extern "C" fn() = unsafe { std::mem::transmute(entry_point) };
+        let entry = CEntry(f);
+        put_rc(
+            return_code,
+            hm::create_error_handler_entry(
+                entry_point as usize as u64,
+                stack_size as u64,
+                Arc::new(move || (entry.0)()),
+            ),
+        );
+    })
 }
 
 fn error_status(e: ErrorStatus) -> ErrorStatusType {
@@ -71,12 +75,14 @@ pub extern "C" fn GET_ERROR_STATUS(
     error_status: *mut ErrorStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_out(
-        error_status,
-        return_code,
-        hm::get_error_status(),
-        self::error_status,
-    );
+    crate::trace::apex_call(ApexService::GetErrorStatus, || {
+        put_out(
+            error_status,
+            return_code,
+            hm::get_error_status(),
+            self::error_status,
+        );
+    })
 }
 
 /// RAISE_APPLICATION_ERROR.
@@ -87,17 +93,19 @@ pub extern "C" fn RAISE_APPLICATION_ERROR(
     length: ErrorMessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let Some(code) = ErrorCode::from_raw(error_code) else {
-        return put_rc(return_code, Err(ReturnCode::InvalidParam));
-    };
-    let msg = match error_message_in(message_addr, length) {
-        Ok(m) => m,
-        Err(e) => return put_rc(return_code, Err(e)),
-    };
-    // The code is stored before the call: with an error handler the call returns only after
-    // the handler ran, and the handler may stop the caller (its thread then never returns).
-    put_rc(return_code, Ok(()));
-    put_rc(return_code, hm::raise_application_error(code, msg));
+    crate::trace::apex_call(ApexService::RaiseApplicationError, || {
+        let Some(code) = ErrorCode::from_raw(error_code) else {
+            return put_rc(return_code, Err(ReturnCode::InvalidParam));
+        };
+        let msg = match error_message_in(message_addr, length) {
+            Ok(m) => m,
+            Err(e) => return put_rc(return_code, Err(e)),
+        };
+        // The code is stored before the call: with an error handler the call returns only after
+        // the handler ran, and the handler may stop the caller (its thread then never returns).
+        put_rc(return_code, Ok(()));
+        put_rc(return_code, hm::raise_application_error(code, msg));
+    })
 }
 
 /// CONFIGURE_ERROR_HANDLER. `CORE_AFFINITY_NO_PREFERENCE` means the partition's first core.
@@ -107,13 +115,15 @@ pub extern "C" fn CONFIGURE_ERROR_HANDLER(
     processor_core_id: ProcessorCoreIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let Some(concurrency) = ErrorHandlerConcurrency::from_raw(concurrency_control) else {
-        return put_rc(return_code, Err(ReturnCode::InvalidParam));
-    };
-    let r = match processor_core_id {
-        CORE_AFFINITY_NO_PREFERENCE => Ok(0),
-        c => u32::try_from(c).map_err(|_| ReturnCode::InvalidConfig),
-    }
-    .and_then(|core| hm::configure_error_handler(concurrency, core));
-    put_rc(return_code, r);
+    crate::trace::apex_call(ApexService::ConfigureErrorHandler, || {
+        let Some(concurrency) = ErrorHandlerConcurrency::from_raw(concurrency_control) else {
+            return put_rc(return_code, Err(ReturnCode::InvalidParam));
+        };
+        let r = match processor_core_id {
+            CORE_AFFINITY_NO_PREFERENCE => Ok(0),
+            c => u32::try_from(c).map_err(|_| ReturnCode::InvalidConfig),
+        }
+        .and_then(|core| hm::configure_error_handler(concurrency, core));
+        put_rc(return_code, r);
+    })
 }

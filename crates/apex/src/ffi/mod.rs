@@ -4,7 +4,9 @@
 //! stores the outputs and the return code through the caller's pointers. The files follow the
 //! Rust API's chapters: `partition.rs`, `process.rs`, `time.rs`, `inter/{sampling,queuing}.rs`,
 //! `intra/{buffer,blackboard,semaphore,event,mutex}.rs`, `hm.rs`, `part2/{schedules,system}.rs`;
-//! this module holds the conversions they share.
+//! this module holds the conversions they share. Every service's body runs in
+//! [`crate::trace::apex_call`], which records its entry and exit when the run is traced with
+//! `--trace-apex`.
 //!
 //! A null output pointer is never written (the call still happens where it makes sense); a
 //! null `RETURN_CODE` pointer means the caller does not want the code.
@@ -34,6 +36,7 @@ pub use time::*;
 
 use crate::types::*;
 use core::ffi::c_char;
+use partita_abi::trace::ApexService;
 use partita_apex_core::{Name, ProcessId, QueuingDiscipline, ReturnCode};
 
 /// Stores `v` at `p` when `p` is not null.
@@ -45,8 +48,12 @@ fn put<T>(p: *mut T, v: T) {
     }
 }
 
+/// Stores the return code of a service at `p` (and notes it for its `APEX_EXIT` event when
+/// the run records APEX calls).
 fn put_rc(p: *mut ReturnCodeType, r: Result<(), ReturnCode>) {
-    put(p, code(r.err()));
+    let c = code(r.err());
+    crate::trace::note_return_code(c);
+    put(p, c);
 }
 
 fn code(e: Option<ReturnCode>) -> ReturnCodeType {

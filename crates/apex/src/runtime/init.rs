@@ -108,6 +108,7 @@ impl Runtime {
             let traced = crate::trace::open(
                 c.trace_capacity.load(Ordering::Acquire),
                 c.partition_index.load(Ordering::Acquire),
+                c.trace_apex_calls.load(Ordering::Acquire) != 0,
             );
             if traced {
                 kernel.set_trace(Box::new(crate::trace::KernelSink));

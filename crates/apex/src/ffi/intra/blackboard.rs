@@ -17,11 +17,13 @@ pub extern "C" fn CREATE_BLACKBOARD(
     blackboard_id: *mut BlackboardIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(blackboard_name).and_then(|n| {
-        let size = usize::try_from(max_message_size).map_err(|_| ReturnCode::InvalidParam)?;
-        blackboard::create_blackboard(&n, size)
-    });
-    put_out(blackboard_id, return_code, r, |id| id.0 as BlackboardIdType);
+    crate::trace::apex_call(ApexService::CreateBlackboard, || {
+        let r = name_in(blackboard_name).and_then(|n| {
+            let size = usize::try_from(max_message_size).map_err(|_| ReturnCode::InvalidParam)?;
+            blackboard::create_blackboard(&n, size)
+        });
+        put_out(blackboard_id, return_code, r, |id| id.0 as BlackboardIdType);
+    })
 }
 
 /// DISPLAY_BLACKBOARD.
@@ -32,11 +34,13 @@ pub extern "C" fn DISPLAY_BLACKBOARD(
     length: MessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = blackboard(blackboard_id).and_then(|b| {
-        let msg = message_in(message_addr, length)?;
-        blackboard::display_blackboard(b, msg)
-    });
-    put_rc(return_code, r);
+    crate::trace::apex_call(ApexService::DisplayBlackboard, || {
+        let r = blackboard(blackboard_id).and_then(|b| {
+            let msg = message_in(message_addr, length)?;
+            blackboard::display_blackboard(b, msg)
+        });
+        put_rc(return_code, r);
+    })
 }
 
 /// READ_BLACKBOARD: MESSAGE_ADDR must hold the blackboard's MAX_MESSAGE_SIZE bytes.
@@ -48,12 +52,14 @@ pub extern "C" fn READ_BLACKBOARD(
     length: *mut MessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = blackboard(blackboard_id).and_then(|b| {
-        let max = blackboard::get_blackboard_status(b)?.max_message_size;
-        let out = message_out(message_addr, max)?;
-        blackboard::read_blackboard(b, time_out, out)
-    });
-    put_out(length, return_code, r, |n| n as MessageSizeType);
+    crate::trace::apex_call(ApexService::ReadBlackboard, || {
+        let r = blackboard(blackboard_id).and_then(|b| {
+            let max = blackboard::get_blackboard_status(b)?.max_message_size;
+            let out = message_out(message_addr, max)?;
+            blackboard::read_blackboard(b, time_out, out)
+        });
+        put_out(length, return_code, r, |n| n as MessageSizeType);
+    })
 }
 
 /// CLEAR_BLACKBOARD.
@@ -62,10 +68,12 @@ pub extern "C" fn CLEAR_BLACKBOARD(
     blackboard_id: BlackboardIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_rc(
-        return_code,
-        blackboard(blackboard_id).and_then(blackboard::clear_blackboard),
-    );
+    crate::trace::apex_call(ApexService::ClearBlackboard, || {
+        put_rc(
+            return_code,
+            blackboard(blackboard_id).and_then(blackboard::clear_blackboard),
+        );
+    })
 }
 
 /// GET_BLACKBOARD_ID.
@@ -75,8 +83,10 @@ pub extern "C" fn GET_BLACKBOARD_ID(
     blackboard_id: *mut BlackboardIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(blackboard_name).and_then(|n| blackboard::get_blackboard_id(&n));
-    put_out(blackboard_id, return_code, r, |id| id.0 as BlackboardIdType);
+    crate::trace::apex_call(ApexService::GetBlackboardId, || {
+        let r = name_in(blackboard_name).and_then(|n| blackboard::get_blackboard_id(&n));
+        put_out(blackboard_id, return_code, r, |id| id.0 as BlackboardIdType);
+    })
 }
 
 /// GET_BLACKBOARD_STATUS.
@@ -86,12 +96,14 @@ pub extern "C" fn GET_BLACKBOARD_STATUS(
     blackboard_status: *mut BlackboardStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = blackboard(blackboard_id).and_then(blackboard::get_blackboard_status);
-    put_out(blackboard_status, return_code, r, |s| {
-        BlackboardStatusType {
-            empty_indicator: s.empty_indicator.raw(),
-            max_message_size: s.max_message_size as MessageSizeType,
-            waiting_processes: s.waiting_processes as WaitingRangeType,
-        }
-    });
+    crate::trace::apex_call(ApexService::GetBlackboardStatus, || {
+        let r = blackboard(blackboard_id).and_then(blackboard::get_blackboard_status);
+        put_out(blackboard_status, return_code, r, |s| {
+            BlackboardStatusType {
+                empty_indicator: s.empty_indicator.raw(),
+                max_message_size: s.max_message_size as MessageSizeType,
+                waiting_processes: s.waiting_processes as WaitingRangeType,
+            }
+        });
+    })
 }

@@ -19,13 +19,15 @@ pub extern "C" fn CREATE_BUFFER(
     buffer_id: *mut BufferIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(buffer_name).and_then(|n| {
-        let size = usize::try_from(max_message_size).map_err(|_| ReturnCode::InvalidParam)?;
-        let nb = usize::try_from(max_nb_message).map_err(|_| ReturnCode::InvalidParam)?;
-        let d = discipline(queuing_discipline)?;
-        buffer::create_buffer(&n, size, nb, d)
-    });
-    put_out(buffer_id, return_code, r, |id| id.0 as BufferIdType);
+    crate::trace::apex_call(ApexService::CreateBuffer, || {
+        let r = name_in(buffer_name).and_then(|n| {
+            let size = usize::try_from(max_message_size).map_err(|_| ReturnCode::InvalidParam)?;
+            let nb = usize::try_from(max_nb_message).map_err(|_| ReturnCode::InvalidParam)?;
+            let d = discipline(queuing_discipline)?;
+            buffer::create_buffer(&n, size, nb, d)
+        });
+        put_out(buffer_id, return_code, r, |id| id.0 as BufferIdType);
+    })
 }
 
 /// SEND_BUFFER.
@@ -37,11 +39,13 @@ pub extern "C" fn SEND_BUFFER(
     time_out: SystemTimeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = buffer(buffer_id).and_then(|b| {
-        let msg = message_in(message_addr, length)?;
-        buffer::send_buffer(b, msg, time_out)
-    });
-    put_rc(return_code, r);
+    crate::trace::apex_call(ApexService::SendBuffer, || {
+        let r = buffer(buffer_id).and_then(|b| {
+            let msg = message_in(message_addr, length)?;
+            buffer::send_buffer(b, msg, time_out)
+        });
+        put_rc(return_code, r);
+    })
 }
 
 /// RECEIVE_BUFFER: MESSAGE_ADDR must hold the buffer's MAX_MESSAGE_SIZE bytes.
@@ -53,12 +57,14 @@ pub extern "C" fn RECEIVE_BUFFER(
     length: *mut MessageSizeType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = buffer(buffer_id).and_then(|b| {
-        let max = buffer::get_buffer_status(b)?.max_message_size;
-        let out = message_out(message_addr, max)?;
-        buffer::receive_buffer(b, time_out, out)
-    });
-    put_out(length, return_code, r, |n| n as MessageSizeType);
+    crate::trace::apex_call(ApexService::ReceiveBuffer, || {
+        let r = buffer(buffer_id).and_then(|b| {
+            let max = buffer::get_buffer_status(b)?.max_message_size;
+            let out = message_out(message_addr, max)?;
+            buffer::receive_buffer(b, time_out, out)
+        });
+        put_out(length, return_code, r, |n| n as MessageSizeType);
+    })
 }
 
 /// GET_BUFFER_ID.
@@ -68,8 +74,10 @@ pub extern "C" fn GET_BUFFER_ID(
     buffer_id: *mut BufferIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(buffer_name).and_then(|n| buffer::get_buffer_id(&n));
-    put_out(buffer_id, return_code, r, |id| id.0 as BufferIdType);
+    crate::trace::apex_call(ApexService::GetBufferId, || {
+        let r = name_in(buffer_name).and_then(|n| buffer::get_buffer_id(&n));
+        put_out(buffer_id, return_code, r, |id| id.0 as BufferIdType);
+    })
 }
 
 /// GET_BUFFER_STATUS.
@@ -79,11 +87,13 @@ pub extern "C" fn GET_BUFFER_STATUS(
     buffer_status: *mut BufferStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = buffer(buffer_id).and_then(buffer::get_buffer_status);
-    put_out(buffer_status, return_code, r, |s| BufferStatusType {
-        nb_message: s.nb_message as MessageRangeType,
-        max_nb_message: s.max_nb_message as MessageRangeType,
-        max_message_size: s.max_message_size as MessageSizeType,
-        waiting_processes: s.waiting_processes as WaitingRangeType,
-    });
+    crate::trace::apex_call(ApexService::GetBufferStatus, || {
+        let r = buffer(buffer_id).and_then(buffer::get_buffer_status);
+        put_out(buffer_status, return_code, r, |s| BufferStatusType {
+            nb_message: s.nb_message as MessageRangeType,
+            max_nb_message: s.max_nb_message as MessageRangeType,
+            max_message_size: s.max_message_size as MessageSizeType,
+            waiting_processes: s.waiting_processes as WaitingRangeType,
+        });
+    })
 }

@@ -19,11 +19,13 @@ pub extern "C" fn CREATE_SEMAPHORE(
     semaphore_id: *mut SemaphoreIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(semaphore_name).and_then(|n| {
-        let d = discipline(queuing_discipline)?;
-        semaphore::create_semaphore(&n, current_value, maximum_value, d)
-    });
-    put_out(semaphore_id, return_code, r, |id| id.0 as SemaphoreIdType);
+    crate::trace::apex_call(ApexService::CreateSemaphore, || {
+        let r = name_in(semaphore_name).and_then(|n| {
+            let d = discipline(queuing_discipline)?;
+            semaphore::create_semaphore(&n, current_value, maximum_value, d)
+        });
+        put_out(semaphore_id, return_code, r, |id| id.0 as SemaphoreIdType);
+    })
 }
 
 /// WAIT_SEMAPHORE.
@@ -33,10 +35,12 @@ pub extern "C" fn WAIT_SEMAPHORE(
     time_out: SystemTimeType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_rc(
-        return_code,
-        sem(semaphore_id).and_then(|s| semaphore::wait_semaphore(s, time_out)),
-    );
+    crate::trace::apex_call(ApexService::WaitSemaphore, || {
+        put_rc(
+            return_code,
+            sem(semaphore_id).and_then(|s| semaphore::wait_semaphore(s, time_out)),
+        );
+    })
 }
 
 /// SIGNAL_SEMAPHORE.
@@ -45,10 +49,12 @@ pub extern "C" fn SIGNAL_SEMAPHORE(
     semaphore_id: SemaphoreIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    put_rc(
-        return_code,
-        sem(semaphore_id).and_then(semaphore::signal_semaphore),
-    );
+    crate::trace::apex_call(ApexService::SignalSemaphore, || {
+        put_rc(
+            return_code,
+            sem(semaphore_id).and_then(semaphore::signal_semaphore),
+        );
+    })
 }
 
 /// GET_SEMAPHORE_ID.
@@ -58,8 +64,10 @@ pub extern "C" fn GET_SEMAPHORE_ID(
     semaphore_id: *mut SemaphoreIdType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(semaphore_name).and_then(|n| semaphore::get_semaphore_id(&n));
-    put_out(semaphore_id, return_code, r, |id| id.0 as SemaphoreIdType);
+    crate::trace::apex_call(ApexService::GetSemaphoreId, || {
+        let r = name_in(semaphore_name).and_then(|n| semaphore::get_semaphore_id(&n));
+        put_out(semaphore_id, return_code, r, |id| id.0 as SemaphoreIdType);
+    })
 }
 
 /// GET_SEMAPHORE_STATUS.
@@ -69,10 +77,12 @@ pub extern "C" fn GET_SEMAPHORE_STATUS(
     semaphore_status: *mut SemaphoreStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = sem(semaphore_id).and_then(semaphore::get_semaphore_status);
-    put_out(semaphore_status, return_code, r, |s| SemaphoreStatusType {
-        current_value: s.current_value,
-        maximum_value: s.maximum_value,
-        waiting_processes: s.waiting_processes as WaitingRangeType,
-    });
+    crate::trace::apex_call(ApexService::GetSemaphoreStatus, || {
+        let r = sem(semaphore_id).and_then(semaphore::get_semaphore_status);
+        put_out(semaphore_status, return_code, r, |s| SemaphoreStatusType {
+            current_value: s.current_value,
+            maximum_value: s.maximum_value,
+            waiting_processes: s.waiting_processes as WaitingRangeType,
+        });
+    })
 }

@@ -13,15 +13,17 @@ pub extern "C" fn GET_MEMORY_BLOCK_STATUS(
     memory_block_status: *mut MemoryBlockStatusType,
     return_code: *mut ReturnCodeType,
 ) {
-    let r = name_in(memory_block_name)
-        .and_then(|n| memory_blocks::get_memory_block_status(&n))
-        .and_then(|s| {
-            Ok(MemoryBlockStatusType {
-                address: s.address,
-                mode: s.mode.raw(),
-                size: MemoryBlockSizeType::try_from(s.size)
-                    .map_err(|_| ReturnCode::InvalidConfig)?,
-            })
-        });
-    put_out(memory_block_status, return_code, r, |s| s);
+    crate::trace::apex_call(ApexService::GetMemoryBlockStatus, || {
+        let r = name_in(memory_block_name)
+            .and_then(|n| memory_blocks::get_memory_block_status(&n))
+            .and_then(|s| {
+                Ok(MemoryBlockStatusType {
+                    address: s.address,
+                    mode: s.mode.raw(),
+                    size: MemoryBlockSizeType::try_from(s.size)
+                        .map_err(|_| ReturnCode::InvalidConfig)?,
+                })
+            });
+        put_out(memory_block_status, return_code, r, |s| s);
+    })
 }

@@ -13,5 +13,7 @@ pub extern "C" fn PARTITA_TRACE_EVENT(
     value: ApexLongInteger,
     return_code: *mut ReturnCodeType,
 ) {
-    put_rc(return_code, trace::trace_event(stream, value as u64));
+    crate::trace::apex_call(ApexService::PartitaTraceEvent, || {
+        put_rc(return_code, trace::trace_event(stream, value as u64));
+    })
 }
