@@ -142,6 +142,7 @@ pub fn run_scaling(
                 Placement::SharedCore,
                 None,
                 Some(n),
+                false,
                 &stop,
             );
             let x = match r {

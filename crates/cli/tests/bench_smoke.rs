@@ -161,5 +161,15 @@ fn bench_overheads_writes_the_seed_tables() {
         two_cores,
         "{}",
         dir.display()
+    ); // The first run with figures is traced, and one hyperperiod of it drawn.
+    let timeline = std::fs::read_to_string(dir.join("overheads-timeline.svg")).unwrap();
+    assert!(
+        timeline.starts_with("<svg")
+            && (timeline.contains("core 1 actual") || timeline.contains("core 0 actual")),
+        "{timeline}"
+    );
+    assert!(
+        timeline.contains("OFP") && timeline.contains("VSP"),
+        "{timeline}"
     );
 }

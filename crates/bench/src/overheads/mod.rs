@@ -166,6 +166,10 @@ pub struct OverheadsSection {
     pub deadline_misses: Vec<(String, u64)>,
     /// Remarks.
     pub notes: Vec<String>,
+    /// A timeline of one hyperperiod of the run, from its trace (SVG; the first run with
+    /// figures is traced). Written as `overheads-timeline.svg`, not into the JSON.
+    #[serde(skip)]
+    pub timeline_svg: Option<String>,
 }
 
 /// Everything `bench overheads` measured.
@@ -287,7 +291,18 @@ pub fn run_overheads(
                     .ok_or("one online core: no core of its own for the scheduler"),
             };
             let section = match sched {
-                Ok(sched) => match run_one(&plan, &exe, backend, placement, sched, None, &stop) {
+                Ok(sched) => match run_one(
+                    &plan,
+                    &exe,
+                    backend,
+                    placement,
+                    sched,
+                    None,
+                    sections
+                        .iter()
+                        .all(|x: &OverheadsSection| x.skipped.is_some()),
+                    &stop,
+                ) {
                     Ok(s) => s,
                     Err(BenchError::Interrupted) => return Err(BenchError::Interrupted),
                     Err(e) => skipped(backend, placement, e.to_string()),
@@ -345,11 +360,14 @@ pub(crate) fn skipped(backend: Backend, placement: Placement, why: String) -> Ov
         missed_boundaries: 0,
         deadline_misses: Vec::new(),
         notes: Vec::new(),
+        timeline_svg: None,
     }
 }
 
 /// Runs the module once and works out the figures; `processes`: every partition has this
-/// many processes (its tasks and extra ones), instead of its tasks alone.
+/// many processes (its tasks and extra ones), instead of its tasks alone; `timeline`: trace
+/// the run and draw one hyperperiod of it.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_one(
     plan: &OverheadsPlan,
     exe: &std::path::Path,
@@ -357,6 +375,7 @@ pub(crate) fn run_one(
     placement: Placement,
     scheduler_core: Option<u32>,
     processes: Option<u32>,
+    timeline: bool,
     stop: &AtomicBool,
 ) -> Result<OverheadsSection, BenchError> {
     let tag = crate::run_tag();
@@ -385,6 +404,7 @@ pub(crate) fn run_one(
     let frames =
         (plan.hyperperiods as u64 + STARTUP_HYPERPERIODS_MAX) * u64::from(HYPERPERIOD_MS) * MS
             / plan.major_frame_ns;
+    let trace_file = timeline.then(|| logs.0.join("overheads.trace"));
     let opts = RunOptions {
         backend: backend_choice(backend),
         duration: Some(Duration::from_nanos(plan.major_frame_ns * frames)),
@@ -392,12 +412,23 @@ pub(crate) fn run_one(
         log_dir: Some(logs.0.clone()),
         window_trace: (frames as usize + 10) * frame_plan(plan.core).windows.len(),
         scheduler_core,
+        trace: trace_file.clone().map(partita_manager::TraceOptions::new),
         ..RunOptions::default()
     };
     let report = run_until(&compiled, opts, stop, || {
         results.iter().all(|r| r.0.exists())
     })?;
     let mut notes = run_notes(&report, true);
+    let timeline_svg = match &trace_file {
+        None => None,
+        Some(file) => match hyperperiod_timeline(file, plan.major_frame_ns) {
+            Ok(svg) => Some(svg),
+            Err(e) => {
+                notes.push(format!("no timeline: {e}"));
+                None
+            }
+        },
+    };
     if let Some(c) = report.cores.iter().find(|c| c.core == plan.core) {
         notes.extend(c.errors.iter().take(10).cloned());
     }
@@ -466,7 +497,35 @@ pub(crate) fn run_one(
             .map(|p| (p.name.clone(), p.deadline_misses))
             .collect(),
         notes,
+        timeline_svg,
     })
+}
+
+/// One hyperperiod (the four frames ending two hyperperiods before the last window start of
+/// the trace, well inside the measured part of the run) drawn as an SVG timeline.
+fn hyperperiod_timeline(
+    file: &std::path::Path,
+    major_frame_ns: u64,
+) -> Result<String, partita_trace::ViewError> {
+    use partita_abi::trace::EventKind;
+    let trace = partita_trace::Trace::read(file)?;
+    let last_start = trace
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::WindowStart)
+        .map_or(0, |e| e.time_ns);
+    let per_hyperperiod = u64::from(HYPERPERIOD_MS) * MS / major_frame_ns.max(1);
+    let last_frame = last_start.saturating_sub(trace.meta.epoch_ns) / major_frame_ns.max(1);
+    let first = (last_frame / per_hyperperiod).saturating_sub(2) * per_hyperperiod;
+    let part = trace.select(&partita_trace::Selection {
+        span: partita_trace::Span::Frames {
+            first,
+            end: first + per_hyperperiod,
+        },
+        ..Default::default()
+    })?;
+    partita_trace::svg::render(&part)
 }
 
 /// The CDFs of TmrO, PtswO and CtswO (the seed's Figure 15: a panel per backend) as SVG
@@ -526,6 +585,9 @@ pub fn overheads_figures(r: &OverheadsReport) -> Vec<(String, String)> {
                 &panels,
             ),
         ));
+    }
+    if let Some(svg) = r.sections.iter().find_map(|x| x.timeline_svg.clone()) {
+        out.push(("overheads-timeline.svg".to_string(), svg));
     }
     out
 }
