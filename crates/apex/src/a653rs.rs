@@ -229,9 +229,12 @@ impl ApexProcessP1 for Partita {
         conv(process::resume(pid(process_id)?))
     }
 
-    /// Returns only when STOP_SELF fails (the main process).
+    /// Returns only when STOP_SELF fails (the main process). a653rs process bodies are
+    /// `extern "C"` functions, which cannot be unwound, and Rust frames, which cannot be
+    /// discarded either: the thread parks for good (a fresh one takes the process at its next
+    /// START), as described in the runtime's "Stopped processes".
     fn stop_self() {
-        let _ = process::stop_self();
+        let _ = process::stop_self_parking();
     }
 
     fn stop(process_id: ProcessId) -> R<()> {

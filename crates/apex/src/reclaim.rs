@@ -23,10 +23,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 static PARKED: AtomicU64 = AtomicU64::new(0);
 static RELEASED_BYTES: AtomicU64 = AtomicU64::new(0);
+static REUSED: AtomicU64 = AtomicU64::new(0);
 
 /// Number of runtime threads parked for good so far in this partition.
 pub fn parked_threads() -> u64 {
     PARKED.load(Ordering::Relaxed)
+}
+
+/// Number of STOP_SELF calls whose thread went back to the top of its loop for reuse
+/// (`partita_sys::escape`) instead of parking.
+pub fn reused_threads() -> u64 {
+    REUSED.load(Ordering::Relaxed)
+}
+
+pub(crate) fn note_thread_reused() {
+    REUSED.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Total size of the stack ranges released and signal stacks unmapped by parked threads so

@@ -19,9 +19,16 @@
 //! without waking them).
 //!
 //! # Stopped processes
-//! A process stopped by another one (STOP) or by itself in the middle of its body (STOP_SELF)
-//! must begin again at its entry point when it is next started, but its thread may be anywhere
-//! in application code. Such a thread is *abandoned*: its slot's incarnation is incremented,
+//! A process stopped by itself in the middle of its body (STOP_SELF) leaves its body at once:
+//! the runtime calls every entry point through `partita_sys::escape::call_escapable`, and
+//! STOP_SELF marks the thread as being at the top of its loop, stops the process and returns
+//! there (C bodies: `escape`, discarding their frames; Rust bodies: an unwind, dropping their
+//! values), so the thread is reused at the next START. a653rs bodies (`extern "C"` Rust
+//! functions) can be neither: their thread is abandoned as below.
+//!
+//! A process stopped by another one (STOP) must begin again at its entry point when it is
+//! next started, but its thread may be anywhere in application code. Such a thread is
+//! *abandoned*: its slot's incarnation is incremented,
 //! and the old thread, the next time it reaches the runtime (any service, the return of its
 //! entry point, or a wake-up while it waits), notices the mismatch and parks forever without
 //! touching the kernel. The next START spawns a fresh thread for the slot. A thread that is
@@ -39,9 +46,10 @@
 //! ([`Runner::ErrorHandler`], designation word `u32::MAX`). `ErrorHandlerStarted` runs its
 //! entry point (on the waiting thread, or a fresh one if the last was abandoned);
 //! `ErrorHandlerStopped` abandons it unless it waits at the top of its loop. A handler that
-//! *returns* from its entry point is back at the top of its loop and its thread is reused; one
-//! that calls STOP_SELF leaves its thread parked (the limitation above), and the next
-//! activation spawns a fresh one. Errors handled at partition level are sent to the manager as
+//! *returns* from its entry point, or ends with STOP_SELF, is back at the top of its loop and its
+//! thread is reused (before STOP_SELF did so, a handler ending every activation with it, the
+//! standard's usual pattern, left one parked thread per error and reached the partition's
+//! task limit after about 124 errors). Errors handled at partition level are sent to the manager as
 //! partition-error records ([`partita_abi::report`]).
 //!
 //! # Hardware faults

@@ -35,6 +35,7 @@
 //! | `isolation` | `host` | the partitions' uids and gids, capability checks |
 //! | `proc` | `host` | signals to, and the end of, the partition processes; signal masks |
 //! | `fault` | `partition` | turning hardware faults and refused calls into health-monitor errors |
+//! | `escape` | `partition` | STOP_SELF: back from application code to the top of the thread's loop |
 //! | `stack` | `partition` | giving back the stack of an abandoned APEX thread |
 //! | `startup` | `partition` | taking over the descriptors the manager passed on; line-buffered stdout |
 //! | `symbol` | `partition` | finding the partition's entry function in its own executable |
@@ -45,6 +46,8 @@ pub mod cgroup;
 pub mod control;
 #[cfg(feature = "host")]
 pub mod creation;
+#[cfg(all(feature = "partition", target_arch = "x86_64"))]
+pub mod escape;
 #[cfg(feature = "partition")]
 pub mod fault;
 pub mod futex;

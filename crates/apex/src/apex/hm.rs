@@ -29,8 +29,8 @@ pub fn report_application_message(msg: &[u8]) -> Result<(), ReturnCode> {
 
 /// CREATE_ERROR_HANDLER with a Rust closure as the handler body (during initialisation).
 /// The handler runs when an error is raised (above every process); it reads the errors
-/// with [`get_error_status`] and ends with [`stop_self`](crate::apex::process::stop_self) or by returning (returning reuses
-/// its thread for the next activation, STOP_SELF leaves a parked thread behind).
+/// with [`get_error_status`] and ends with [`stop_self`](crate::apex::process::stop_self) or by
+/// returning (either way its thread is reused for the next activation).
 pub fn create_error_handler(
     stack_size: u64,
     body: impl Fn() + Send + Sync + 'static,

@@ -44,9 +44,36 @@ pub fn stop(pid: ProcessId) -> Result<(), ReturnCode> {
 }
 
 /// STOP_SELF. Returns only on error (e.g. `InvalidMode` from the main process).
+///
+/// In a process or error handler built with `panic = "unwind"` (the default), the body is
+/// left by unwinding (its values are dropped; a `catch_unwind` in the body would catch it)
+/// and the thread is reused at the next START; with `panic = "abort"` the thread parks for
+/// good and a fresh one takes the process at its next START.
 pub fn stop_self() -> Result<std::convert::Infallible, ReturnCode> {
+    let rt = runtime::get()?;
+    if cfg!(panic = "unwind") {
+        rt.stop_self_to_top(partita_sys::escape::available())?;
+        std::panic::resume_unwind(Box::new(StopSelfUnwind))
+    }
+    rt.stop_self()
+}
+
+/// STOP_SELF that parks the calling thread for good (bodies that can be neither unwound nor
+/// discarded).
+#[cfg(feature = "a653rs")]
+pub(crate) fn stop_self_parking() -> Result<std::convert::Infallible, ReturnCode> {
     runtime::get()?.stop_self()
 }
+
+/// STOP_SELF by the runtime's own C entry point: back to the top of the thread's loop when
+/// the thread can leave (the caller then calls [`partita_sys::escape::escape`]).
+pub(crate) fn stop_self_to_top(can_leave: bool) -> Result<(), ReturnCode> {
+    runtime::get()?.stop_self_to_top(can_leave)
+}
+
+/// The payload with which [`stop_self`] unwinds a Rust process body to the top of its
+/// thread's loop.
+pub(crate) struct StopSelfUnwind;
 
 /// SUSPEND_SELF with a time-out (`INFINITE_TIME_VALUE`: until RESUME); `Err(TimedOut)`
 /// when the time-out expires first.

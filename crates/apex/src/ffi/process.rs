@@ -93,9 +93,19 @@ pub extern "C" fn STOP(process_id: ProcessIdType, return_code: *mut ReturnCodeTy
 /// STOP_SELF: does not return when called by a process; the main process gets no effect.
 #[no_mangle]
 pub extern "C" fn STOP_SELF() {
+    let mut leave = false;
     crate::trace::apex_call(ApexService::StopSelf, || {
-        let _ = process::stop_self();
-    })
+        leave = process::stop_self_to_top(partita_sys::escape::available()).is_ok();
+    });
+    if leave {
+        // SAFETY: `available()` said this thread runs its entry point inside
+        // `call_escapable` (the runtime's process and error-handler threads). The frames in
+        // between are the application's (C: nothing to drop), the runtime's closures around
+        // the entry call (references and plain data) and this function's (a bool): the
+        // service above has returned and dropped everything it held, the kernel lock first.
+        // Not a signal handler: the runtime's fault handlers park without calling here.
+        unsafe { partita_sys::escape::escape() }
+    }
 }
 
 /// SUSPEND_SELF.

@@ -78,12 +78,41 @@ impl Runtime {
     /// STOP_SELF. On success the calling thread never returns: the process is DORMANT and
     /// its thread abandoned (a later START runs the entry point on a fresh thread).
     pub fn stop_self(&'static self) -> Result<std::convert::Infallible, ReturnCode> {
+        self.stop_self_to_top(false)?;
+        // Not reached: without `can_leave` the call parks the thread itself.
+        self.park_forever()
+    }
+
+    /// STOP_SELF for a caller that can take its thread back to the top of its loop (see
+    /// [`partita_sys::escape`]): with `can_leave` and a process or error handler calling from
+    /// its own thread's entry point, the thread is marked as being at the top *before* the
+    /// stop, so the stop does not abandon it, and `Ok` tells the caller to leave now
+    /// (and not to touch the kernel on the way). Otherwise, as before, the thread parks
+    /// for good (a fresh one takes the slot at the next START). Returns only on error or
+    /// when the caller is to leave.
+    pub(crate) fn stop_self_to_top(&'static self, can_leave: bool) -> Result<(), ReturnCode> {
         let (me, mut k) = self.enter()?;
         let now = self.now();
+        let slot = self
+            .slot(me)
+            .filter(|_| can_leave && matches!(me, Runner::Process(_) | Runner::ErrorHandler));
+        let slot = slot.filter(|s| !self.is_abandoned(me, s));
+        if let Some(s) = &slot {
+            s.at_top.store(true, Ordering::Release);
+        }
         let r = k.stop_self(now, me);
+        if r.is_err() {
+            if let Some(s) = &slot {
+                s.at_top.store(false, Ordering::Release);
+            }
+        }
         self.dispatch(&mut k);
         drop(k);
         r?;
+        if slot.is_some() {
+            crate::reclaim::note_thread_reused();
+            return Ok(());
+        }
         self.park_forever()
     }
 

@@ -5,7 +5,10 @@
 
 use super::fault::thread_fault_setup;
 use super::{Entry, Runtime, INCARNATION, ME};
+use crate::apex::process::StopSelfUnwind;
 use partita_apex_core::{ProcessId, ReturnCode, Runner};
+use partita_sys::escape::Ended;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -273,7 +276,17 @@ impl Runtime {
                 slot.at_top.store(false, Ordering::Release);
                 drop(k);
             }
-            (slot.entry)();
+            // STOP_SELF leaves the entry point early (C: `partita_sys::escape`; Rust: an
+            // unwind), the process already DORMANT and this thread marked as at the top.
+            let body = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                partita_sys::escape::call_escapable(&mut || (slot.entry)())
+            }));
+            match body {
+                Ok(Ended::Returned) => {}
+                Ok(Ended::Escaped) => continue,
+                Err(p) if p.is::<StopSelfUnwind>() => continue,
+                Err(p) => std::panic::resume_unwind(p),
+            }
             // Returning from the entry point stops the process (it becomes DORMANT); this
             // thread is back at the top of its loop, so it is not abandoned.
             let (_, mut k) = match self.enter() {

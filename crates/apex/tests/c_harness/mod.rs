@@ -81,7 +81,8 @@ pub fn static_library() -> PathBuf {
     lib
 }
 
-/// Runs `program`, killing it after `limit` (a hang is a failure, not a stuck test).
+/// Runs `program`, killing it after `limit` (a hang is a failure, not a stuck test). Its
+/// output is read while it runs, so a program writing more than a pipe holds does not block.
 pub fn run_with_timeout(program: &Path, limit: Duration) -> Output {
     let mut child = Command::new(program)
         .env_remove("PARTITA_CONTROL_FD")
@@ -90,21 +91,35 @@ pub fn run_with_timeout(program: &Path, limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let drain = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).expect("read the program's output");
+            v
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr piped")));
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait for services").is_some() {
-            return child.wait_with_output().expect("services output");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for services") {
+            break status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
-            let out = child.wait_with_output().expect("services output");
+            let _ = child.wait();
             panic!(
                 "services did not finish within {limit:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr),
+                String::from_utf8_lossy(&stdout.join().expect("stdout reader")),
+                String::from_utf8_lossy(&stderr.join().expect("stderr reader")),
             );
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
     }
 }
 
