@@ -21,6 +21,8 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+# The KVM guest runtime and test guests are a workspace of their own (crates/kvm-guest).
+(cd crates/kvm-guest && cargo fmt -- --check)
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The optional a653rs trait implementation of the partition runtime (docs/a653rs.md).
