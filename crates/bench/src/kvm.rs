@@ -327,11 +327,26 @@ pub fn render_kvm(r: &KvmReport) -> String {
             f.count
         ));
     }
+    let verdict = |met: bool| if met { "PASS" } else { "MISS" };
+    let startup = r.create.median + r.first_hypercall.median;
+    s.push_str(&format!(
+        "\nTargets of issue 15 (medians; figures, not tests):\n\n\
+         - {} partition start-up (VM creation to first hypercall) under {} ms: {:.2} ms\n",
+        verdict(startup < STARTUP_TARGET_NS),
+        STARTUP_TARGET_NS / 1_000_000,
+        startup as f64 / 1e6
+    ));
     if r.pause_resume.median > 0 {
+        let ratio = r.switch.median as f64 / r.pause_resume.median as f64;
         s.push_str(&format!(
-            "\nSwitch against pause/resume (medians): {:.2}x.\n",
-            r.switch.median as f64 / r.pause_resume.median as f64
+            "- {} switch between two VMs within {SWITCH_TARGET_RATIO}x of pause/resume: {ratio:.2}x\n",
+            verdict(ratio <= SWITCH_TARGET_RATIO)
         ));
     }
     s
 }
+
+/// Issue 15's target for a partition's start-up (VM creation to first hypercall).
+const STARTUP_TARGET_NS: i64 = 5_000_000;
+/// Issue 15's target for a switch between two VMs against pause/resume.
+const SWITCH_TARGET_RATIO: f64 = 1.3;

@@ -1,46 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! What the guest tests share: building the test guests (crates/kvm-guest, freestanding, in
-//! its own target directory), opening /dev/kvm or skipping, and running a guest to its end.
+//! What the guest tests share: the test guests (built by `guest_build`), opening /dev/kvm or
+//! skipping, and running a guest to its end.
 #![allow(dead_code)]
 
+mod guest_build;
+
+pub use guest_build::guests_dir;
 use partita_kvm::{Exit, Hypercall, Hypervisor, Image, Vm, VmConfig};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-
-/// The repository root.
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Builds every test guest once per test process (cargo's lock on the target directory
-/// serialises test processes) and returns the directory of the executables.
-fn guests_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let target = repo().join("target/kvm-guest");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        // The guest workspace's own .cargo/config.toml sets the target and its flags: none of
-        // the outer build's flags may reach it.
-        let out = Command::new(cargo)
-            .current_dir(repo().join("crates/kvm-guest"))
-            .args(["build", "--release", "--bins", "--quiet", "--target-dir"])
-            .arg(&target)
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("CARGO_BUILD_RUSTFLAGS")
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_BUILD_TARGET")
-            .output()
-            .expect("run cargo for the test guests");
-        assert!(
-            out.status.success(),
-            "building the test guests failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        target.join("x86_64-unknown-linux-gnu/release")
-    })
-}
 
 /// The ELF bytes of test guest `name` (crates/kvm-guest/src/bin/<name>.rs).
 pub fn guest_elf(name: &str) -> Vec<u8> {
