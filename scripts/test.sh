@@ -27,6 +27,8 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The optional a653rs trait implementation of the partition runtime (docs/a653rs.md).
 cargo clippy -p partita-apex --features a653rs --all-targets --quiet -- -D warnings
+# The KVM guest runtime and test guests (their own workspace, freestanding; docs/kvm.md).
+(cd crates/kvm-guest && cargo clippy --release --bins --quiet --target-dir ../../target/kvm-guest -- -D warnings)
 echo "== licence headers (SPDX)"
 ./scripts/spdx.sh --check
 echo "== dependency policy (deny.toml)"

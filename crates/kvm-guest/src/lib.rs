@@ -151,7 +151,7 @@ pub fn time_page() -> TimePage {
             ns_base: time_page_word(16),
             ns_per_tick_q32: time_page_word(24),
         };
-        if page.sequence % 2 == 0 && time_page_word(0) == head {
+        if page.sequence.is_multiple_of(2) && time_page_word(0) == head {
             return page;
         }
         core::hint::spin_loop();
