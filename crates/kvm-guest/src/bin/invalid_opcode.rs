@@ -6,7 +6,7 @@
 use partita_kvm_guest as rt;
 
 fn main(_memory_end: u64, _free_start: u64) -> u64 {
-    // SAFETY: none needed beyond the intent: `ud2` raises #UD and touches nothing.
+    // SAFETY: deliberately invalid, to fault: `ud2` raises #UD and touches nothing.
     unsafe { core::arch::asm!("ud2", options(nomem, nostack)) };
     1
 }

@@ -6,7 +6,8 @@
 use partita_kvm_guest as rt;
 
 fn main(memory_end: u64, _free_start: u64) -> u64 {
-    // SAFETY: none: the store is meant to fault; the address is mapped nowhere in the guest.
+    // SAFETY: deliberately invalid, to fault: the address is mapped nowhere in the guest, so
+    // the store writes nothing.
     unsafe { core::ptr::write_volatile((memory_end + 0x10_0000) as *mut u64, 1) };
     1
 }
