@@ -5,7 +5,7 @@
 mod common;
 
 use common::{config, guest, hypervisor, run_to_end, vm};
-use partita_abi::vm::{IMAGE_BASE, MAX_WRITE, PAGE_SIZE, TIME_PAGE};
+use partita_abi::vm::{IMAGE_BASE, MAX_MEMORY, MAX_WRITE, MIN_MEMORY, PAGE_SIZE, TIME_PAGE};
 use partita_kvm::{
     BadHypercall, BadHypercallReason, Exit, Fault, Hypercall, ImageError, Kicker, Vm, VmConfig,
     VmError,
@@ -364,4 +364,22 @@ fn the_apex_kernel_runs_inside_the_guest_on_its_heap_and_clock() {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("{text}"));
     assert!(waited >= 3000, "the guest's clock ran {waited} us");
+}
+
+#[test]
+fn the_smallest_and_the_largest_guest_memory_run() {
+    let Some(hv) = hypervisor("the_smallest_and_the_largest_guest_memory_run") else {
+        return;
+    };
+    for memory_size in [MIN_MEMORY, MAX_MEMORY] {
+        let cfg = VmConfig {
+            memory_size,
+            ..config()
+        };
+        let mut vm = Vm::new(&hv, &guest("hello"), &cfg).expect("vm");
+        let o = run_to_end(&mut vm, 100);
+        assert_eq!(o.end, Some(Exit::Exited { code: 0 }), "{memory_size:#x}");
+        assert_eq!(o.output, hello_output(&vm), "{memory_size:#x}");
+        assert!(hello_line(&vm).contains(&format!("memory {memory_size:#x}")));
+    }
 }
