@@ -21,10 +21,14 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+# The KVM guest runtime and test guests are a workspace of their own (crates/kvm-guest).
+(cd crates/kvm-guest && cargo fmt -- --check)
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The optional a653rs trait implementation of the partition runtime (docs/a653rs.md).
 cargo clippy -p partita-apex --features a653rs --all-targets --quiet -- -D warnings
+# The KVM guest runtime and test guests (their own workspace, freestanding; docs/kvm.md).
+(cd crates/kvm-guest && cargo clippy --release --bins --quiet --target-dir ../../target/kvm-guest -- -D warnings)
 echo "== licence headers (SPDX)"
 ./scripts/spdx.sh --check
 echo "== dependency policy (deny.toml)"

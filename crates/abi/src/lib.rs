@@ -20,6 +20,8 @@
 //! - [`port`]: the layout of the shared memory of sampling and queuing channels.
 //! - [`trace`]: the trace event record and the shared-memory ring that carries it.
 //! - [`ids`]: the host user and group ids partitions run under (id blocks).
+//! - [`vm`]: what a partition's KVM virtual machine and its monitor share: the guest memory
+//!   map, the registers at entry, the hypercall ABI and the time page.
 //!
 //! What stays elsewhere, and why: mapping shared memory and declaring a layout fit for it
 //! (`unsafe impl SharedPod`) needs `unsafe` and Linux, so it lives in `partita-sys`, which
@@ -39,6 +41,7 @@ pub mod mailbox;
 pub mod port;
 pub mod report;
 pub mod trace;
+pub mod vm;
 mod wire;
 
 pub use arinc::*;

@@ -5,6 +5,8 @@ use crate::kernel::Kernel;
 use crate::queue::{ObjRef, WaitQueue};
 use crate::semaphore::obj_idx;
 use crate::types::*;
+use alloc::vec;
+use alloc::vec::Vec;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Blackboard {

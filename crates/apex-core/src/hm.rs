@@ -20,7 +20,7 @@
 use crate::kernel::Kernel;
 use crate::process::Process;
 use crate::types::*;
-use std::collections::VecDeque;
+use alloc::collections::VecDeque;
 
 impl Kernel {
     /// CREATE_ERROR_HANDLER: creates the (DORMANT) error handler; it counts

@@ -11,8 +11,10 @@ use crate::process::{Process, Wait};
 use crate::queue::ObjRef;
 use crate::semaphore::Semaphore;
 use crate::types::*;
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
 use partita_abi::report::Refusal;
-use std::collections::VecDeque;
 
 /// Internal "no timer armed" value.
 pub(crate) const NO_TIMER: SystemTime = SystemTime::MAX;
@@ -135,7 +137,7 @@ impl Kernel {
     }
 
     /// Drains the pending effects, oldest first.
-    pub fn drain_effects(&mut self) -> std::vec::Drain<'_, Effect> {
+    pub fn drain_effects(&mut self) -> alloc::vec::Drain<'_, Effect> {
         self.effects.drain(..)
     }
 

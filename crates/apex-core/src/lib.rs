@@ -40,6 +40,15 @@
 //! always also yields [`Effect::DeadlineMissed`]; the glue reports it at
 //! partition level only when [`Kernel::has_error_handler`] is false.
 
+#![no_std]
+
+// The kernel allocates (process tables, message buffers, queues) but needs nothing of an OS:
+// `alloc` only, so the same kernel runs in the Linux runtime and inside a freestanding KVM
+// guest. The unit tests use std.
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
+
 mod blackboard;
 mod buffer;
 mod event;

@@ -14,6 +14,7 @@
 use crate::kernel::Kernel;
 use crate::queue::{ObjRef, WaitQueue};
 use crate::types::*;
+use alloc::vec::Vec;
 
 /// Identifier of a port's waiting queue (1-based, in creation order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -4,6 +4,8 @@
 use crate::kernel::{Kernel, NO_TIMER};
 use crate::queue::ObjRef;
 use crate::types::*;
+use alloc::vec;
+use alloc::vec::Vec;
 use partita_abi::report::Refusal;
 
 /// What a process waits for (besides a SUSPEND, tracked separately).

@@ -4,6 +4,7 @@
 
 use crate::process::Process;
 use crate::types::QueuingDiscipline;
+use alloc::vec::Vec;
 
 /// The object a process waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

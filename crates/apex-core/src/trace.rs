@@ -11,10 +11,10 @@
 use crate::kernel::Kernel;
 use crate::process::{Process, Wait};
 use crate::types::*;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
 use partita_abi::trace::{Event, EventKind, StateReason};
 use partita_abi::ERROR_HANDLER_PROCESS_ID;
-use std::boxed::Box;
-use std::vec::Vec;
 
 /// Where the kernel's trace events go. The kernel leaves the event's time at 0: the sink
 /// stamps it (with the clock the module epoch is given in).

@@ -21,6 +21,7 @@ mod analysis;
 mod apex;
 mod bare;
 mod executables;
+mod kvm;
 mod overheads;
 mod ports;
 mod render;
@@ -39,6 +40,7 @@ pub use apex::{
     ServiceFigures,
 };
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
+pub use kvm::{render_kvm, run_kvm, KvmOptions, KvmReport, KVM_GUESTS_DIR_ENV};
 pub use overheads::{
     overheads_figures, render_overheads, run_overheads, Distribution, MatchCounts,
     OverheadsOptions, OverheadsPlan, OverheadsReport, OverheadsSection, Placement, Published,
@@ -95,6 +97,41 @@ pub enum BenchError {
         /// Where it was looked for.
         path: PathBuf,
     },
+    /// A guest executable of `bench kvm` is not where the bench looks for it.
+    #[error(
+        "{}: no such KVM guest; build the guests with `cargo build --release --target-dir \
+         ../../target/kvm-guest` in crates/kvm-guest (the kvm tests do), or set {} to the \
+         directory holding them",
+        path.display(),
+        kvm::KVM_GUESTS_DIR_ENV
+    )]
+    MissingKvmGuest {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// A guest executable of `bench kvm` is not a guest image.
+    #[error("{}: {source}", path.display())]
+    KvmImage {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: partita_kvm::ImageError,
+    },
+    /// The KVM monitor failed.
+    #[error(transparent)]
+    Kvm(Box<partita_kvm::VmError>),
+    /// A `bench kvm` guest stopped in a way it is not written to.
+    #[error("the {guest} guest: unexpected exit {exit}")]
+    KvmExit {
+        /// The guest.
+        guest: &'static str,
+        /// The exit.
+        exit: String,
+    },
+    /// The thread that kicks the guests of `bench kvm` ended.
+    #[error("the kick timer thread of bench kvm ended")]
+    KvmTimer,
     /// The path of the running executable, next to which the benchmark executables are.
     #[error("the running executable: {0}")]
     OwnExecutable(#[source] std::io::Error),
@@ -340,6 +377,14 @@ impl Report for ScalingReport {
 
     fn figures(&self) -> Vec<(String, String)> {
         scaling_figures(self)
+    }
+}
+
+impl Report for KvmReport {
+    const BENCH: &'static str = "kvm";
+
+    fn render(&self) -> String {
+        render_kvm(self)
     }
 }
 

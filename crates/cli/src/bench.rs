@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `partita bench switch|apex|ports|overheads|sfp|scaling|slots|all`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
+//! `partita bench switch|apex|ports|overheads|sfp|scaling|slots|kvm|all`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
 //! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
 
 use crate::exit::ExitStatus;
@@ -98,6 +98,11 @@ pub fn slots(opts: &partita_bench::SlotsOptions, out: Option<PathBuf>) -> ExitSt
 /// `partita bench sfp`.
 pub fn sfp(opts: &partita_bench::SfpOptions, out: Option<PathBuf>) -> ExitStatus {
     report_to_dir(out, |stop, p| partita_bench::run_sfp(opts, stop, p))
+}
+
+/// `partita bench kvm`.
+pub fn kvm(opts: &partita_bench::KvmOptions, out: Option<PathBuf>) -> ExitStatus {
+    report_to_dir(out, |stop, p| partita_bench::run_kvm(opts, stop, p))
 }
 
 /// `partita bench all`: every benchmark into `out` (default: bench-results/all-<timestamp>)

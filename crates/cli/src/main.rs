@@ -154,7 +154,7 @@ enum Cmd {
     Trace(TraceArgs),
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
-    /// scaling`, `partita bench slots`, `partita bench all`.
+    /// scaling`, `partita bench slots`, `partita bench kvm`, `partita bench all`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -332,6 +332,18 @@ enum BenchCmd {
         quick: bool,
         /// Output directory for slots.json, slots.md and the curve (default:
         /// bench-results/slots-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// The KVM monitor (issue 15, first stage): VM creation, first hypercall, hypercall round
+    /// trip, kick stop and resume, a one-thread switch between two VMs against pause/resume of
+    /// one (root or /dev/kvm access; the guests of crates/kvm-guest, built by the kvm tests;
+    /// about 20 s, `--quick` a few seconds).
+    Kvm {
+        /// 200 samples per figure instead of 2,000.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for kvm.json and kvm.md (default: bench-results/kvm-<timestamp>).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -613,6 +625,9 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::All { quick, out },
         } => bench::all(quick, out),
+        Cmd::Bench {
+            what: BenchCmd::Kvm { quick, out },
+        } => bench::kvm(&partita_bench::KvmOptions { quick }, out),
         Cmd::Bench {
             what:
                 BenchCmd::Scaling {

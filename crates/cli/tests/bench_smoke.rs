@@ -173,3 +173,42 @@ fn bench_overheads_writes_the_seed_tables() {
         "{timeline}"
     );
 }
+
+#[path = "../../kvm/tests/common/guest_build.rs"]
+mod kvm_guest_build;
+
+/// `bench kvm --quick` with the guests of crates/kvm-guest: every figure has samples, the JSON
+/// and the Markdown are written, the targets get a verdict.
+#[test]
+fn bench_kvm_runs() {
+    if let Err(e) = partita_kvm::Hypervisor::open() {
+        skip("bench_kvm_runs", &format!("no usable /dev/kvm ({e})"));
+        return;
+    }
+    let dir = scratch("bench-smoke-kvm");
+    let o = partita()
+        .current_dir(&dir)
+        .env("PARTITA_KVM_GUESTS_DIR", kvm_guest_build::guests_dir())
+        .args(["bench", "kvm", "--quick", "--out"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let figures = read_json(&dir.join("out/kvm.json"));
+    for figure in [
+        "create",
+        "first_hypercall",
+        "round_trip",
+        "kick_stop",
+        "resume",
+        "switch",
+        "pause_resume",
+    ] {
+        assert!(
+            figures[figure]["count"].as_u64().unwrap_or(0) > 0,
+            "{figure}: {figures}"
+        );
+    }
+    let md = std::fs::read_to_string(dir.join("out/kvm.md")).expect("kvm.md");
+    assert!(md.contains("PASS") || md.contains("MISS"), "{md}");
+}

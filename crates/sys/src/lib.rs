@@ -33,6 +33,7 @@
 //! | `guard` | `host` | the clean-up process that outlives the manager |
 //! | `creation` | `host` | answering the partitions' task creations |
 //! | `isolation` | `host` | the partitions' uids and gids, capability checks |
+//! | `kvm` | `kvm` (with `host`) | virtual machines, vCPUs and the kick, for the KVM monitor `partita-kvm` |
 //! | `proc` | `host` | signals to, and the end of, the partition processes; signal masks |
 //! | `fault` | `partition` | turning hardware faults and refused calls into health-monitor errors |
 //! | `escape` | `partition` | STOP_SELF: back from application code to the top of the thread's loop |
@@ -55,6 +56,8 @@ pub mod futex;
 pub mod guard;
 #[cfg(feature = "host")]
 pub mod isolation;
+#[cfg(feature = "kvm")]
+pub mod kvm;
 pub mod port;
 pub mod port_dir;
 #[cfg(feature = "host")]
