@@ -135,8 +135,8 @@ abi_enum! {
         ApexEnter = 38 => "APEX_ENTER",
         /// Partition (`--trace-apex`): an APEX service returned. `a` the [`ApexService`],
         /// `b` the `RETURN_CODE_TYPE` it returned ([`NO_RETURN_CODE`] when it stored none). A service that does not return to its
-        /// caller (`STOP_SELF`, a `SET_PARTITION_MODE` that restarts or stops the partition,
-        /// ...) has no exit.
+        /// caller (a `SET_PARTITION_MODE` that restarts or stops the partition, ...) has no
+        /// exit; `STOP_SELF` records its exit before its thread leaves the body.
         ApexExit = 39 => "APEX_EXIT",
         /// Partition: an application record (the trace extension service). `a` the stream
         /// (application-chosen), `b` the value.
