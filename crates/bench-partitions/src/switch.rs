@@ -42,6 +42,16 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
     let period = apex::partition::get_partition_status()
         .map_err(fail(1, "GET_PARTITION_STATUS"))?
         .period;
+    // `bench felt`: the first periodic process logs its lateness (see `measure_lateness`).
+    let lateness = if args.timed_wait_ns > 0 {
+        let (release, timed) = gap_log::lateness_slots(2, args.slot);
+        Some(Arc::new((
+            WriterLog::open(&args.log, release)?,
+            WriterLog::open(&args.log, timed)?,
+        )))
+    } else {
+        None
+    };
     for i in 1..args.processes.max(1) {
         let attrs = apex::process::ProcessAttributes {
             name: apex::name(&format!("periodic-{i}")),
@@ -53,8 +63,14 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
             deadline: apex::process::DeadlineType::Soft,
         };
         let l = log.clone();
+        let measured = lateness.clone().filter(|_| i == 1);
+        let first_release = args.window_offset_ns + args.release_delay_ns;
+        let timed_wait = args.timed_wait_ns;
         let pid = apex::process::create_process(&attrs, move || loop {
             l.slot().activation();
+            if let Some(m) = &measured {
+                measure_lateness(m, rt, period, first_release, timed_wait);
+            }
             // Trivial work.
             let mut x = 0u64;
             for k in 0..64u64 {
@@ -92,6 +108,27 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
     log.slot().set_status(status::NORMAL);
     apex::partition::set_partition_mode(OperatingMode::Normal)
         .map_err(fail(6, "SET_PARTITION_MODE"))
+}
+
+/// What an application inside the partition feels of time events (`bench felt`): how late
+/// this activation was released (its release points are `first_release + k * period`, APEX
+/// time), logged as `(due, actual)` into the first log, then how late a TIMED_WAIT of
+/// `timed_wait` ns ended, into the second.
+fn measure_lateness(
+    logs: &(WriterLog, WriterLog),
+    rt: &partita_apex::runtime::Runtime,
+    period: i64,
+    first_release: i64,
+    timed_wait: i64,
+) {
+    let now = rt.now();
+    let late = (now - first_release).rem_euclid(period.max(1));
+    logs.0.slot().record(now - late, now);
+    let before = rt.now();
+    if apex::time::timed_wait(timed_wait).is_ok() {
+        let after = rt.now();
+        logs.1.slot().record(before + timed_wait, after);
+    }
 }
 
 /// A bare-floor spinner ([`SpinnerArgs`]): a plain process, nothing of Partita around it. It

@@ -81,7 +81,8 @@ fn path(p: &Path) -> String {
 }
 
 /// `partita-bench-switch-partition LOG SLOT PROCESSES RELEASE_DELAY_NS THRESHOLD_NS
-/// WORKAROUND`: one APEX partition of `bench switch`.
+/// WORKAROUND WINDOW_OFFSET_NS TIMED_WAIT_NS`: one APEX partition of `bench switch` and
+/// `bench felt`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwitchPartitionArgs {
     /// The gap log ([`crate::gap_log`]).
@@ -97,6 +98,13 @@ pub struct SwitchPartitionArgs {
     /// The spinner first sleeps 1 ms outside APEX, so that the main thread becomes the APEX
     /// timer thread before a process that never blocks runs.
     pub timer_workaround: bool,
+    /// The partition's window offset in the major frame (its periods start there), ns: the
+    /// first periodic process measures its release lateness against it.
+    pub window_offset_ns: i64,
+    /// When positive, the first periodic process logs its release lateness into slot
+    /// `2 + slot` of the gap log, then makes a TIMED_WAIT of this long and logs how late it
+    /// ended into slot `4 + slot` (`bench felt`, [`crate::gap_log::lateness_slots`]).
+    pub timed_wait_ns: i64,
 }
 
 impl SwitchPartitionArgs {
@@ -109,6 +117,8 @@ impl SwitchPartitionArgs {
             word(self.release_delay_ns),
             word(self.gap_threshold_ns),
             flag(self.timer_workaround),
+            word(self.window_offset_ns),
+            word(self.timed_wait_ns),
         ]
     }
 
@@ -122,6 +132,8 @@ impl SwitchPartitionArgs {
             release_delay_ns: w.take("release delay")?,
             gap_threshold_ns: w.take("gap threshold")?,
             timer_workaround: w.flag("timer workaround")?,
+            window_offset_ns: w.take("window offset")?,
+            timed_wait_ns: w.take("timed wait")?,
         })
     }
 }
@@ -473,6 +485,8 @@ mod tests {
             release_delay_ns: 200_000,
             gap_threshold_ns: 3_000,
             timer_workaround: true,
+            window_offset_ns: 10_000_000,
+            timed_wait_ns: 2_000_000,
         };
         assert_eq!(SwitchPartitionArgs::parse(&words(s.to_args())), Ok(s));
         let s = SpinnerArgs {

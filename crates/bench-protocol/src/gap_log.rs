@@ -277,6 +277,13 @@ impl Slot<'_> {
     }
 }
 
+/// `bench felt`: the slots where the partition (or bare thread) of spinner `slot` of
+/// `spinners` logs its lateness pairs `(due, actual)`: periodic releases, then TIMED_WAIT
+/// ends. The spinners have slots `0..spinners`.
+pub fn lateness_slots(spinners: usize, slot: usize) -> (usize, usize) {
+    (spinners + slot, 2 * spinners + slot)
+}
+
 /// The spinner loop: reads `now` forever and logs every gap longer than `threshold` ns.
 pub fn spin(slot: Slot<'_>, threshold: i64, now: impl Fn() -> i64) -> ! {
     let mut last = now();

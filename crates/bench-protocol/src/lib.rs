@@ -25,7 +25,7 @@ pub mod sfp;
 pub mod slots;
 mod stats;
 
-pub use stats::Figures;
+pub use stats::{nearest_rank, Figures};
 
 use serde::Serialize;
 use std::path::Path;

@@ -23,6 +23,12 @@ pub struct Figures {
     pub mean: i64,
 }
 
+/// The nearest-rank `p` quantile (0 < p <= 1) of `sorted` (ascending, not empty).
+pub fn nearest_rank(sorted: &[i64], p: f64) -> i64 {
+    let n = sorted.len();
+    sorted[(((p * n as f64).ceil() as usize).max(1) - 1).min(n - 1)]
+}
+
 impl Figures {
     /// Figures of `samples` (sorted in place).
     pub fn of(samples: &mut [i64]) -> Figures {
@@ -31,7 +37,7 @@ impl Figures {
         }
         samples.sort_unstable();
         let n = samples.len();
-        let q = |p: f64| samples[(((p * n as f64).ceil() as usize).max(1) - 1).min(n - 1)];
+        let q = |p: f64| nearest_rank(samples, p);
         Figures {
             count: n as u64,
             min: samples[0],

@@ -4,7 +4,7 @@
 //! plots) linking every table, JSON file and figure.
 
 use crate::{
-    write_report_dir, ApexOptions, BenchError, OverheadsOptions, PortsOptions, Report,
+    write_report_dir, ApexOptions, BenchError, FeltOptions, OverheadsOptions, PortsOptions, Report,
     ScalingOptions, SfpOptions, SlotsOptions, SwitchOptions,
 };
 use serde::Serialize;
@@ -47,7 +47,7 @@ impl AllIndex {
 }
 
 /// Benchmarks `bench all` runs.
-pub const ALL_COUNT: usize = 7;
+pub const ALL_COUNT: usize = 8;
 
 /// Runs one benchmark (number `k` of [`ALL_COUNT`]) into `dir/<bench>`; `progress` gets
 /// `(k, ALL_COUNT, line)` for each of its progress lines.
@@ -141,6 +141,16 @@ pub fn run_all(
     })?);
     entries.push(one(dir, 7, &stop, progress, |s, p| {
         crate::run_ports(&PortsOptions { quick }, s, p)
+    })?);
+    entries.push(one(dir, 8, &stop, progress, |s, p| {
+        crate::run_felt(
+            &FeltOptions {
+                quick,
+                ..FeltOptions::default()
+            },
+            s,
+            p,
+        )
     })?);
     if stop.load(Ordering::Relaxed) {
         return Err(BenchError::Interrupted);

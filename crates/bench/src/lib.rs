@@ -7,6 +7,11 @@
 //! with 1 to 64 APEX processes per partition, and the same figures of a minimal switching loop
 //! that drives the kernel mechanism alone. See `docs/benchmarks.md`.
 //!
+//! `partita bench felt` ([`run_felt`]) measures what an application inside a partition feels
+//! of a switch: dead time from the leaving partition's last instruction to the entering one's
+//! first, the usable part of each window, release and TIMED_WAIT lateness inside the
+//! partition and the time lost to real-time throttling, beside the bare mechanism.
+//!
 //! `partita bench apex` ([`run_apex`]) and `partita bench ports` ([`run_ports`]) measure the
 //! APEX services and the ports the same way, each against its bare floor.
 //!
@@ -21,6 +26,7 @@ mod analysis;
 mod apex;
 mod bare;
 mod executables;
+mod felt;
 mod kvm;
 mod overheads;
 mod ports;
@@ -40,6 +46,10 @@ pub use apex::{
     ServiceFigures,
 };
 pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
+pub use felt::{
+    render_felt, run_felt, FeltCheck, FeltCounts, FeltOptions, FeltPlan, FeltReport, FeltSection,
+    Holes, Usable, PEERS,
+};
 pub use kvm::{render_kvm, run_kvm, KvmOptions, KvmReport, KVM_GUESTS_DIR_ENV};
 pub use overheads::{
     overheads_figures, render_overheads, run_overheads, Distribution, MatchCounts,
@@ -345,6 +355,14 @@ impl Report for SwitchReport {
 
     fn render(&self) -> String {
         render(self)
+    }
+}
+
+impl Report for FeltReport {
+    const BENCH: &'static str = "felt";
+
+    fn render(&self) -> String {
+        render_felt(self)
     }
 }
 

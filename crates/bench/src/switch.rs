@@ -383,6 +383,8 @@ fn run_partita(
             release_delay_ns: RELEASE_DELAY_NS as i64,
             gap_threshold_ns: GAP_THRESHOLD_NS,
             timer_workaround: ctx.timer_workaround,
+            window_offset_ns: ctx.geometry(slot).offset,
+            timed_wait_ns: 0,
         }
         .to_args(),
         cores: vec![ctx.core],
@@ -630,11 +632,7 @@ pub fn run_switch(
             s.windows,
             s.start_latency.median as f64 / 1e3,
             s.overrun.p999 as f64 / 1e3,
-            if s.notes.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} notes)", s.notes.len())
-            }
+            notes_suffix(&s.notes)
         ));
         sections.push(s);
     }
@@ -663,6 +661,15 @@ pub fn run_switch(
         sections,
         checks,
     })
+}
+
+/// What a progress line says of a run's notes: nothing, or ` (N notes)`.
+pub(crate) fn notes_suffix(notes: &[String]) -> String {
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} notes)", notes.len())
+    }
 }
 
 /// Selects one figure set of a section.

@@ -80,6 +80,11 @@ fn report_to_dir<R: Report>(
     }
 }
 
+/// `partita bench felt`.
+pub fn felt(opts: &partita_bench::FeltOptions, out: Option<PathBuf>) -> ExitStatus {
+    report_to_dir(out, |stop, p| partita_bench::run_felt(opts, stop, p))
+}
+
 /// `partita bench overheads`.
 pub fn overheads(opts: &partita_bench::OverheadsOptions, out: Option<PathBuf>) -> ExitStatus {
     report_to_dir(out, |stop, p| partita_bench::run_overheads(opts, stop, p))

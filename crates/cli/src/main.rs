@@ -93,11 +93,22 @@ enum Cmd {
         /// manager does the same).
         #[arg(long, value_parser = parse_duration)]
         power_fail_at: Option<Duration>,
-        /// How long before each boundary the scheduler threads wake and spin (default 80us;
-        /// 0: plain absolute sleeps). It absorbs their wake-up latency; the leaving partition
-        /// loses it at the end of its window.
+        /// At most how long before each boundary the scheduler threads wake and spin (default
+        /// 80us; 0: plain absolute sleeps). Within it they plan for their own recent wake-up
+        /// latency (docs/window-start-timing.md); the leaving partition loses the spin at the
+        /// end of its window.
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
+        /// Wake the whole spin margin before every boundary, and let every late wake-up feed
+        /// the wake guard (the scheduler before it learnt its wake-up latency).
+        #[arg(long)]
+        fixed_spin_margin: bool,
+        /// The kernel's real-time throttling budget during the run: keep (as found; a
+        /// warning when a core's windows leave less idle time than it needs), unlimited (no
+        /// throttling: a dedicated machine), default (the kernel's 950000 us of each second).
+        /// Set when the run starts, the value found is written back at its end.
+        #[arg(long, value_name = "BUDGET")]
+        rt_budget: Option<partita_manager::RtBudget>,
         /// Record the run into this trace file: window starts and ends, partition modes,
         /// process states, deadline misses, ports, health-monitor events (docs/tracing.md).
         #[arg(long, value_name = "FILE")]
@@ -257,6 +268,21 @@ enum BenchCmd {
         #[arg(long, value_parser = parse_duration)]
         spin_margin: Option<Duration>,
     },
+    /// What an application inside a partition feels of a switch: dead time per switch,
+    /// usable part of each window, release and TIMED_WAIT lateness, time lost to real-time
+    /// throttling, beside the bare kernel mechanism and the peers' published figures (root;
+    /// about 5 minutes, `--quick` about 1 minute).
+    Felt {
+        /// Short run: 250 frames (5 s) per run instead of 1,500.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for felt.json and felt.md (default: bench-results/felt-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Comma-separated backends: signals, freezer-v1, freezer-v2 (default: all three).
+        #[arg(long, value_delimiter = ',', value_parser = parse_backend)]
+        backends: Option<Vec<Backend>>,
+    },
     /// Per-call latency of the non-blocking APEX services and the process-switch cost inside
     /// a partition, against a bare futex hand-off (root; about 5 s, `--quick` under 1 s).
     Apex {
@@ -347,7 +373,7 @@ enum BenchCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Every benchmark (overheads, sfp, scaling, slots, switch, apex, ports) into one folder
+    /// Every benchmark (overheads, sfp, scaling, slots, switch, apex, ports, felt) into one folder
     /// with an index page (index.md, index.html with the plots, index.json); root; `--quick`
     /// runs their quick forms, in under 5 minutes on 2 cores.
     All {
@@ -503,6 +529,8 @@ fn main() -> ExitCode {
             hm_log,
             power_fail_at,
             spin_margin,
+            fixed_spin_margin,
+            rt_budget,
             trace,
             trace_buffer,
             trace_kernel,
@@ -542,6 +570,10 @@ fn main() -> ExitCode {
             if let Some(m) = spin_margin {
                 opts.spin_margin = m;
             }
+            opts.learn_wake_latency = !fixed_spin_margin;
+            if let Some(b) = rt_budget {
+                opts.rt_budget = b;
+            }
             if fail_on_overrun {
                 fail_on.push(FailOn::One(partita_manager::Concern::Overrun));
             }
@@ -576,6 +608,23 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Apex { quick, json },
         } => bench::apex(&partita_bench::ApexOptions { quick }, json),
+        Cmd::Bench {
+            what:
+                BenchCmd::Felt {
+                    quick,
+                    out,
+                    backends,
+                },
+        } => {
+            let mut o = partita_bench::FeltOptions {
+                quick,
+                ..Default::default()
+            };
+            if let Some(b) = backends {
+                o.backends = b;
+            }
+            bench::felt(&o, out)
+        }
         Cmd::HmLog { file, json } => hm_log(&file, json),
         Cmd::Cleanup { dry_run } => cleanup(dry_run),
         Cmd::Schedule(a) => schedule::main(&schedule::Options {

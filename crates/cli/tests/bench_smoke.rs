@@ -212,3 +212,72 @@ fn bench_kvm_runs() {
     let md = std::fs::read_to_string(dir.join("out/kvm.md")).expect("kvm.md");
     assert!(md.contains("PASS") || md.contains("MISS"), "{md}");
 }
+
+/// `bench felt --quick` with one backend: the bare mechanism, Partita's defaults and its fixed
+/// spin margin each measured from the partitions' own readings (dead time at every switch,
+/// usable windows, release and TIMED_WAIT lateness inside the partitions), the targets'
+/// verdicts and the peers' published figures in the Markdown.
+#[test]
+fn bench_felt_measures_what_an_application_feels() {
+    let _s = serial();
+    if let Err(r) = capable() {
+        skip("bench_felt_measures_what_an_application_feels", &r);
+        return;
+    }
+    build_bench_partitions();
+    let dir = scratch("bench-smoke-felt").join("out");
+    let o = partita()
+        .args([
+            "bench",
+            "felt",
+            "--quick",
+            "--backends",
+            "freezer-v1",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&dir.join("felt.json"));
+    let sections = r["sections"].as_array().expect("sections");
+    let kinds: Vec<&str> = sections
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["bare", "partita", "partita-fixed-margin"], "{r}");
+    let frames = r["plan"]["frames"].as_u64().unwrap();
+    for x in sections {
+        let count = |f: &str| x[f]["count"].as_u64().unwrap();
+        let holes = &x["holes"];
+        // Two switches a frame; those a throttling hole touched are counted apart.
+        let switches = count("dead_time") + holes["switches_hit"].as_u64().unwrap();
+        assert!(switches >= frames, "{x}");
+        assert!(x["dead_time"]["min"].as_i64().unwrap() > 0, "{x}");
+        assert!(x["usable"]["windows"].as_u64().unwrap() > 0, "{x}");
+        assert!(x["usable"]["p50_ppm"].as_i64().unwrap() <= 1_000_000, "{x}");
+        // One release and one TIMED_WAIT per window.
+        assert!(count("release_lateness") > frames / 2, "{x}");
+        assert!(count("timed_wait_lateness") > frames / 2, "{x}");
+        assert!(x["release_lateness"]["min"].as_i64().unwrap() >= 0, "{x}");
+        assert!(
+            x["timed_wait_lateness"]["min"].as_i64().unwrap() >= 0,
+            "{x}"
+        );
+        assert_eq!(x["counts"]["dropped_gaps"], 0, "{x}");
+        assert_eq!(x["planned_wake"].is_object(), x["kind"] != "bare", "{x}");
+    }
+    // The fixed margin plans the whole margin at every boundary; the default never more.
+    let margin = sections[2]["spin_margin_ns"].as_i64().unwrap();
+    assert!(margin > 0, "{r}");
+    for (x, least) in [(&sections[1], 0), (&sections[2], margin)] {
+        let planned = &x["planned_wake"];
+        assert!(planned["min"].as_i64().unwrap() >= least, "{x}");
+        assert!(planned["max"].as_i64().unwrap() <= margin, "{x}");
+    }
+    assert!(!r["checks"].as_array().unwrap().is_empty(), "{r}");
+    let md = std::fs::read_to_string(dir.join("felt.md")).unwrap();
+    assert!(md.contains("a653lib 25-35 us"), "{md}");
+    assert!(md.contains("| freezer-v1 | bare |"), "{md}");
+    assert!(md.contains("PASS") || md.contains("MISS"), "{md}");
+}

@@ -779,3 +779,121 @@ fn a_partition_gets_its_own_run_directory_and_unreachable_paths_are_reported() {
         notes[0]
     );
 }
+
+/// `--rt-budget`: a schedule whose windows fill a core runs under the kernel's default
+/// real-time budget with a warning naming the core and the way out; `--rt-budget unlimited`
+/// lifts the budget while the run lasts (read from /proc during the run) and writes the value
+/// found back at the end, and the run has nothing to warn about.
+#[test]
+fn the_real_time_budget_is_set_for_the_run_and_restored() {
+    let _g = serial();
+    if let Err(r) = capable() {
+        return skip("the_real_time_budget_is_set_for_the_run_and_restored", &r);
+    }
+    const BUDGET: &str = "/proc/sys/kernel/sched_rt_runtime_us";
+    let read = || std::fs::read_to_string(BUDGET).unwrap().trim().to_string();
+    let dir = scratch("rt-budget");
+    let token = format!("tok-rt-budget-{}", std::process::id());
+    let good = partition_exe("window_check");
+    let module = write_module(
+        &dir,
+        "full",
+        20,
+        &[
+            Part {
+                name: "first",
+                exe: good.clone(),
+                windows: vec![(0, 10)],
+                extra: vec![token.clone()],
+            },
+            Part {
+                name: "second",
+                exe: good,
+                windows: vec![(10, 10)],
+                extra: vec![token.clone()],
+            },
+        ],
+    );
+    let json = dir.join("report.json");
+    let before = read();
+    let rt_notes = |report: &serde_json::Value| -> Vec<String> {
+        report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["kind"] == "rt-throttling")
+            .map(|n| n["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The kernel's default budget for the run: the full core does not fit, and is warned
+    // about (on the terminal and in the report).
+    let out = partita()
+        .args([
+            "run",
+            "--duration",
+            "300ms",
+            "--rt-budget",
+            "default",
+            "--json",
+        ])
+        .arg(&json)
+        .arg(&module)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let warned = rt_notes(&report);
+    assert!(
+        warned
+            .iter()
+            .any(|n| n.contains("windows fill 100.0%") && n.contains("--rt-budget unlimited")),
+        "{warned:?}"
+    );
+    assert!(
+        text(&out).contains("warning: core"),
+        "no warning printed: {}",
+        text(&out)
+    );
+    assert_eq!(read(), before, "the budget found is written back");
+    // Unlimited: -1 while it runs, the value found afterwards, no warning.
+    let mut child = partita()
+        .args([
+            "run",
+            "--quiet",
+            "--duration",
+            "1500ms",
+            "--rt-budget",
+            "unlimited",
+            "--json",
+        ])
+        .arg(&json)
+        .arg(&module)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let mut seen = Vec::new();
+    while t0.elapsed() < Duration::from_secs(10) {
+        let v = read();
+        if seen.last() != Some(&v) {
+            seen.push(v.clone());
+        }
+        if v == "-1" || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(seen.iter().any(|v| v == "-1"), "values seen: {seen:?}");
+    assert_eq!(read(), before, "the budget found is written back");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        rt_notes(&report)
+            .iter()
+            .all(|n| !n.contains("windows fill")),
+        "{report}"
+    );
+}

@@ -57,6 +57,7 @@ mod progress;
 mod raise;
 mod reclaim;
 mod report;
+pub mod rtbudget;
 mod run;
 pub mod rundir;
 mod scheduler;
@@ -74,6 +75,7 @@ pub use msched::{ScheduleSwitch, WindowStart};
 pub use progress::{Progress, ProgressSnapshot, TraceProgress};
 pub use reclaim::{reclaim_dead_runs, Reclaimed};
 pub use report::{Concern, CoreReport, Finding, Note, NoteKind, PartitionReport, RunReport};
+pub use rtbudget::RtBudget;
 pub use supervisor::run;
 pub use trace::{TraceOptions, TraceReport, DEFAULT_TRACE_BUFFER};
 pub use traffic::ChannelTraffic;
@@ -132,10 +134,20 @@ pub struct RunOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// Extra environment variables for every partition.
     pub env: Vec<(String, String)>,
-    /// With real-time priorities: wake this long before each boundary and spin until it, so
-    /// timer latency does not delay the switch (the previous partition loses at most this
-    /// much of its window). Zero: plain absolute sleeps.
+    /// With real-time priorities: wake at most this long before each boundary and spin until
+    /// it, so timer latency does not delay the switch (the previous partition loses at most
+    /// this much of its window). How long within it is learnt (`learn_wake_latency`). Zero:
+    /// plain absolute sleeps.
     pub spin_margin: Duration,
+    /// Wake before each boundary by a low quantile of the scheduler's recent wake-up latency
+    /// (at most `spin_margin`) instead of the whole spin margin, and let the wake guard react
+    /// only to lateness while the leaving partition had the CPU (docs/window-start-timing.md).
+    /// `false` (`partita run --fixed-spin-margin`): the whole margin every boundary, and every
+    /// late wake-up feeds the guard, as before.
+    pub learn_wake_latency: bool,
+    /// What to do with the kernel's real-time throttling budget for the run
+    /// (`partita run --rt-budget`, docs/window-start-timing.md).
+    pub rt_budget: RtBudget,
     /// Append the health monitor's logbook records to this file (JSON lines).
     pub hm_log: Option<PathBuf>,
     /// Simulate a power failure this long after the first major frame (POWER_FAIL).
@@ -170,6 +182,8 @@ impl Default for RunOptions {
             stop: None,
             env: Vec::new(),
             spin_margin: Duration::from_micros(80),
+            learn_wake_latency: true,
+            rt_budget: RtBudget::Keep,
             hm_log: None,
             power_fail_at: None,
             window_trace: 4096,
@@ -218,6 +232,9 @@ pub enum ManagerError {
     /// The trace file could not be created.
     #[error("trace: {0}")]
     Trace(#[from] partita_trace::TraceError),
+    /// The real-time budget asked for (`--rt-budget`) could not be set.
+    #[error("real-time budget: {0}")]
+    RtBudget(#[from] crate::rtbudget::RtBudgetError),
     /// The trace ring size is not a power of two in range.
     #[error("trace buffer of {0} events: not a power of two between 16 and {max}", max = partita_abi::trace::MAX_CAPACITY)]
     TraceBuffer(u32),

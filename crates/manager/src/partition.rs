@@ -46,6 +46,12 @@ pub(crate) struct Dyn {
     /// boundary (measured when it enters again), not yet looked at by the scheduler
     /// (crate::lead::FreezeLead::after_stop).
     pub stop_cost: Option<crate::lead::StopCost>,
+    /// When its current window began on its core and its CPU usage then (read with the
+    /// overrun of the window before), to tell what part of the window it did not run.
+    pub window_start: Option<(u64, u64)>,
+    /// When its last window began and the CPU time it used from then until it was held, not
+    /// yet looked at by the scheduler (crate::lead::FreezeLead::note_wake).
+    pub window_cpu: Option<(u64, u64)>,
     /// "go" end of a child not yet released (signals backend: released at its first window).
     pub pending_go: Option<OwnedFd>,
     /// The manager's end of the socket the child sends its task-creation listener over, until
@@ -264,6 +270,8 @@ impl Partition {
                 usage_at_stop: None,
                 stop_request: None,
                 stop_cost: None,
+                window_start: None,
+                window_cpu: None,
                 pending_go: None,
                 creation_sock: None,
                 windows: 0,

@@ -23,6 +23,11 @@ pub struct CoreReport {
     /// Lateness of the scheduler's wake-up relative to the instant it asked for (the boundary
     /// less the spin margin), ns: the raw timer figure.
     pub wake_lateness: Summary,
+    /// The wake-up latency the scheduler planned for at each boundary: how long before it it
+    /// asked to wake (less any freeze lead or wake guard) and spun, ns. The spin margin at
+    /// every boundary with `--fixed-spin-margin`; a low quantile of recent wake-up latencies
+    /// otherwise.
+    pub planned_wake: Summary,
     /// Time spent switching (hold + release), ns.
     pub switch_cost: Summary,
     /// Errors seen while switching.
@@ -98,7 +103,8 @@ pub enum NoteKind {
     NotRoot,
     /// freezer-v2 on a cgroup2 mounted without favordynmods (late boundaries).
     NoFavordynmods,
-    /// Linux real-time throttling is on and left unchanged.
+    /// Linux real-time throttling: on and left unchanged, a core whose schedule does not fit
+    /// in its budget, or the budget set for the run (`RunOptions::rt_budget`).
     RtThrottling,
     /// The manager's memory could not be locked.
     MemoryNotLocked,
@@ -373,6 +379,7 @@ impl RunReport {
                 c.core, c.boundaries, c.windows, c.missed_boundaries, c.timer_lateness
             );
             let _ = writeln!(s, "          raw wake-up lateness {}", c.wake_lateness);
+            let _ = writeln!(s, "          planned wake-up latency {}", c.planned_wake);
             let _ = writeln!(s, "          switch cost {}", c.switch_cost);
             for e in &c.errors {
                 let _ = writeln!(s, "          error: {e}");

@@ -77,6 +77,12 @@ pub(crate) struct Run<'a> {
     trace: Option<crate::trace::Tracing>,
     /// Everything is torn down already ([`Run::release`]).
     torn_down: bool,
+    /// Cores whose schedule does not fit in the real-time budget (crate::rtbudget), warned
+    /// about when the run starts.
+    rt_warnings: Vec<String>,
+    /// The real-time budget set for the run (`--rt-budget`), written back when dropped:
+    /// after the partitions are gone.
+    rt_budget: Option<crate::rtbudget::RtBudgetRestore>,
     /// Released after everything else (fields drop after [`Drop::drop`]).
     _uid_block: UidBlock,
 }
@@ -96,6 +102,31 @@ impl<'a> Run<'a> {
         let backend = Backend::resolve(opts.backend, &host)?;
         let rt = opts.realtime && host.fifo;
         let mut notes = host_notes(&host, backend, opts);
+        // The real-time budget asked for, set before anything real-time runs; what the
+        // schedule leaves idle is then checked against the budget in force.
+        let rt_budget = crate::rtbudget::apply(opts.rt_budget)?;
+        if let Some(r) = &rt_budget {
+            notes.push(Note::new(
+                NoteKind::RtThrottling,
+                format!(
+                    "real-time budget set to {} us for the run (was {} us), restored at the end",
+                    opts.rt_budget.runtime_us().unwrap_or_default(),
+                    r.previous()
+                ),
+            ));
+        }
+        let frames: Vec<&partita_schedule::FramePlan> =
+            plan.schedules.iter().map(|s| &s.plan).collect();
+        let throttle = partita_sys::sched::rt_throttling();
+        let rt_warnings: Vec<String> = crate::rtbudget::short_cores(&frames, throttle)
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        if rt_warnings.is_empty() {
+            notes.extend(throttling_note(throttle));
+        } else {
+            notes.extend(Note::all(NoteKind::RtThrottling, rt_warnings.clone()));
+        }
         if opts.handle_signals {
             partita_sys::proc::block_signals(&[signal::SIGINT, signal::SIGTERM, signal::SIGPWR])?;
         }
@@ -174,6 +205,8 @@ impl<'a> Run<'a> {
             scheduler: None,
             trace: None,
             torn_down: false,
+            rt_warnings,
+            rt_budget,
             _uid_block: uid_block,
         };
         run.prepare_partitions()?;
@@ -303,7 +336,14 @@ impl<'a> Run<'a> {
 
     /// The guard process that removes this run's cgroups if the manager dies.
     fn start_guard(&mut self) {
-        let plan = guard_plan(&self.host, &self.parts, &self.run_dir, self.backend);
+        let mut plan = guard_plan(&self.host, &self.parts, &self.run_dir, self.backend);
+        // The real-time budget found, written back if the manager dies.
+        if let Some(r) = &self.rt_budget {
+            plan.thaw.push((
+                cstr(r.path()),
+                CString::new(r.previous().to_string()).expect("no NUL"),
+            ));
+        }
         match Guard::start(&plan) {
             Ok(g) => self.guard = Some(g),
             Err(e) => self.notes.push(Note::new(
@@ -430,7 +470,7 @@ impl<'a> Run<'a> {
         let shared = Arc::new(self.shared(epoch));
         // Another module on one of these CPUs breaks time partitioning (crate::corelock).
         let (core_locks, busy) = crate::corelock::acquire(&self.schedules.cores);
-        for n in &busy {
+        for n in busy.iter().chain(&self.rt_warnings) {
             self.output().event(&format!("warning: {n}"));
         }
         self.notes.extend(Note::all(NoteKind::CpuShared, busy));
@@ -481,6 +521,7 @@ impl<'a> Run<'a> {
             } else {
                 0
             },
+            learn_wake: opts.learn_wake_latency,
             schedules: self.schedules.clone(),
             trace_limit: opts.window_trace,
             trace: self.trace.as_ref().map(|t| t.rings.clone()),
@@ -621,15 +662,17 @@ fn host_notes(host: &HostInfo, backend: Backend, opts: &RunOptions) -> Vec<Note>
                 .map_or_else(|| "?".into(), |p| p.display().to_string())
         )));
     }
-    if let Some((runtime, period)) = host.rt_throttle {
-        if runtime >= 0 && runtime < period {
-            notes.push(Note::new(NoteKind::RtThrottling, format!(
-                "real-time throttling is on ({runtime}/{period} us) and left unchanged; keep at least {:.0}% of every core idle (partita check warns)",
-                100.0 * (period - runtime) as f64 / period as f64
-            )));
-        }
-    }
     notes
+}
+
+/// The report's remark that real-time throttling is on (`throttle`: runtime and period, us)
+/// for a schedule that fits in its budget.
+fn throttling_note(throttle: Option<(i64, i64)>) -> Option<Note> {
+    let (runtime, period) = throttle?;
+    (runtime >= 0 && runtime < period).then(|| Note::new(NoteKind::RtThrottling, format!(
+        "real-time throttling is on ({runtime}/{period} us) and left unchanged; keep at least {:.0}% of every core idle (partita check warns; `partita run --rt-budget unlimited` lifts it on a dedicated machine)",
+        100.0 * (period - runtime) as f64 / period as f64
+    )))
 }
 
 /// The namespaces partitions get: every one when asked for and root.

@@ -11,7 +11,7 @@
 //! [`crate::msched`]), and the thread then continues on the new schedule's timeline, whose
 //! frames are counted from the switch instant.
 
-use crate::lead::{FreezeLead, Outcome};
+use crate::lead::{FreezeLead, Outcome, WakePredictor};
 use crate::lifecycle::Life;
 use crate::msched::{Schedules, WindowStart};
 use crate::partition::Partition;
@@ -38,8 +38,13 @@ pub(crate) struct Shared {
     pub end: Option<u64>,
     pub tolerance: u64,
     pub cpu_accounting: bool,
-    /// Wake this long before each boundary and spin until it (0: plain absolute sleep).
+    /// Wake at most this long before each boundary and spin until it (0: plain absolute
+    /// sleep).
     pub spin_margin: u64,
+    /// Wake before each boundary by the wake-up latency learnt online (crate::lead::
+    /// WakePredictor, at most `spin_margin`) rather than the whole spin margin, and let the
+    /// wake guard react only to lateness while the partition had the CPU.
+    pub learn_wake: bool,
     /// Module schedules and the switch between them.
     pub schedules: Arc<Schedules>,
     /// Window starts each core keeps for the report.
@@ -62,6 +67,8 @@ pub(crate) struct CoreStats {
     pub windows: u64,
     pub lateness: Histogram,
     pub wake_lateness: Histogram,
+    /// The wake-up latency planned for at each boundary (the spin left before it).
+    pub planned_wake: Histogram,
     pub switch_cost: Histogram,
     pub errors: Vec<String>,
     pub realtime: Option<String>,
@@ -94,6 +101,8 @@ pub(crate) fn run_core(
             st.realtime = Some(e.to_string());
         }
     }
+    // Wake-ups exactly when asked (see partita_sys::sched::set_timer_slack).
+    let _ = partita_sys::sched::set_timer_slack(1);
     if tls.iter().any(|tl| tl.boundaries.is_empty()) {
         return st;
     }
@@ -119,6 +128,7 @@ pub(crate) fn run_core(
         current: None,
         entered_at: shared.epoch,
         leads: vec![FreezeLead::default(); shared.parts.len()],
+        wake: WakePredictor::default(),
         st,
     };
     while walk.boundary() {}
@@ -138,6 +148,7 @@ impl CoreStats {
             windows: 0,
             lateness: Histogram::new(),
             wake_lateness: Histogram::new(),
+            planned_wake: Histogram::new(),
             switch_cost: Histogram::new(),
             errors: Vec::new(),
             realtime: None,
@@ -167,6 +178,8 @@ struct CoreWalk<'a> {
     entered_at: u64,
     /// Each partition's freeze lead (crate::lead).
     leads: Vec<FreezeLead>,
+    /// The wake-up latency to plan for (crate::lead).
+    wake: WakePredictor,
     st: CoreStats,
     /// What a traced run records with (`None`: not traced, one test per boundary).
     trace: Option<CoreTrace>,
@@ -233,6 +246,9 @@ struct Wake {
     /// The freeze lead and wake guard used for `leaving`.
     lead: u64,
     guard: u64,
+    /// The wake-up latency planned for: where the spin before the boundary starts is
+    /// `deadline - planned`.
+    planned: u64,
     /// Where the spin before the boundary starts.
     spin_from: u64,
     /// When the sleep was to end, and when it did.
@@ -353,11 +369,18 @@ impl CoreWalk<'_> {
         let leads = &self.leads;
         let (mut lead, mut guard) =
             leaving.map_or((0, 0), |p| (leads[p].lead(window), leads[p].guard(window)));
-        // Sleep until the deadline less the spin margin, the lead and the wake guard, or a
-        // stop request; a partition that meanwhile creates many tasks gets a lead at once
-        // (its creation thread nudges this thread).
-        let spin_from = deadline.saturating_sub(shared.spin_margin);
+        // Sleep until the deadline less the planned wake-up latency (learnt, at most the spin
+        // margin), the lead and the wake guard, or a stop request; a partition that meanwhile
+        // creates many tasks gets a lead at once (its creation thread nudges this thread).
+        let planned = if shared.learn_wake {
+            self.wake.planned(shared.spin_margin)
+        } else {
+            shared.spin_margin
+        };
+        self.st.planned_wake.record(planned);
+        let spin_from = deadline.saturating_sub(planned);
         let mut wake_at = spin_from.saturating_sub(lead + guard);
+        let slept_from = monotonic_ns();
         loop {
             match sleep_until_nudged(shared, self.core, wake_at) {
                 Woke::Stop => return None,
@@ -373,15 +396,19 @@ impl CoreWalk<'_> {
             }
         }
         let first_wake = monotonic_ns();
-        self.st
-            .wake_lateness
-            .record(first_wake.saturating_sub(wake_at));
+        let late = first_wake.saturating_sub(wake_at);
+        self.st.wake_lateness.record(late);
+        // A timer's latency only when there was a sleep (not a wake-up instant already past).
+        if slept_from < wake_at {
+            self.wake.note(late);
+        }
         Some(Wake {
             deadline,
             leaving,
             probe,
             lead,
             guard,
+            planned,
             spin_from,
             wake_at,
             first_wake,
@@ -449,9 +476,18 @@ impl CoreWalk<'_> {
             let fa = &mut self.st.freeze_ahead[e.part];
             *fa = (fa.0.max(wake.lead + wake.guard), fa.1 + 1);
         }
-        let l = &mut self.leads[e.part];
-        l.note_wake(e.wake_late, self.shared.spin_margin);
         let p = &self.shared.parts[e.part];
+        // The part of its window up to the scheduler's wake-up in which the partition did not
+        // have the CPU (see lead::FreezeLead::note_wake).
+        let window_cpu = p.state.lock().expect("partition state").window_cpu.take();
+        let foreign =
+            window_cpu.map(|(t0, cpu)| wake.first_wake.saturating_sub(t0).saturating_sub(cpu));
+        let l = &mut self.leads[e.part];
+        l.note_wake(
+            e.wake_late,
+            wake.planned,
+            foreign.filter(|_| self.shared.learn_wake),
+        );
         if wake.probe == Probe::CpuTime {
             // What its previous early stop cost (measured when it entered since).
             let cost = p.state.lock().expect("partition state").stop_cost.take();
@@ -532,6 +568,11 @@ fn leave(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     d.running = false;
     if shared.cpu_accounting {
         d.usage_at_stop = p.usage.as_ref().map(|u| u.read_ns());
+        // When its window began and the CPU time it used since (crate::lead::note_wake).
+        d.window_cpu = match (d.window_start.take(), d.usage_at_stop) {
+            (Some((t0, u0)), Some(u)) => Some((t0, u.saturating_sub(u0))),
+            _ => None,
+        };
     }
     // A mode change requested by the partition: IDLE, or a restart the supervisor performs.
     let c = p.control();
@@ -570,7 +611,9 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
     }
     let stop_request = d.stop_request.take();
     if let (Some(u0), Some(u)) = (d.usage_at_stop.take(), p.usage.as_ref()) {
-        let over = u.read_ns().saturating_sub(u0);
+        let now = u.read_ns();
+        let over = now.saturating_sub(u0);
+        d.window_start = Some((monotonic_ns(), now));
         d.overrun.record(over);
         // Stopped early by signals: the request, what it used until the boundary, and after.
         if let Some((request_ns, u_req, lead)) = stop_request {

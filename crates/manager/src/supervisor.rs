@@ -342,6 +342,7 @@ fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<Note>) -> CoreSummary
             windows: s.windows,
             timer_lateness: s.lateness.summary(),
             wake_lateness: s.wake_lateness.summary(),
+            planned_wake: s.planned_wake.summary(),
             switch_cost: s.switch_cost.summary(),
             errors: s.errors,
             last_window: s.last_window,

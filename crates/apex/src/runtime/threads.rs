@@ -304,6 +304,10 @@ impl Runtime {
     pub(super) fn become_timer(&'static self) -> ! {
         let main = self.main.clone();
         self.set_own_prio(&main, self.rt_run + 1);
+        // Releases and time-outs end exactly when due, as the scheduler's boundaries do (a
+        // real-time thread has no slack on Linux 6.11 and later; older kernels give it the
+        // default 50 us unless told).
+        let _ = partita_sys::sched::set_timer_slack(1);
         loop {
             let w = self.timer_word.load(Ordering::Acquire);
             let mut k = self.lock();

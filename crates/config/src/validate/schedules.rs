@@ -447,7 +447,7 @@ impl Validator<'_, '_, '_> {
                             format_duration(BOUNDARY_RT_COST_NS)
                         ),
                     )
-                    .with_hint("Linux throttles real-time tasks to 95% of each period by default (kernel.sched_rt_runtime_us=950000), which may cut windows short.\nleave at least 5% of every core idle, or disable throttling on a dedicated machine (sysctl kernel.sched_rt_runtime_us=-1)")
+                    .with_hint("Linux throttles real-time tasks to 95% of each period by default (kernel.sched_rt_runtime_us=950000), which may cut windows short.\nleave at least 5% of every core idle, or lift the budget on a dedicated machine for the run (partita run --rt-budget unlimited) or for good (sysctl kernel.sched_rt_runtime_us=-1)")
                     .with_related(frame.pos, "major frame defined here");
             }
         }
