@@ -66,19 +66,26 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
         let measured = lateness.clone().filter(|_| i == 1);
         let first_release = args.window_offset_ns + args.release_delay_ns;
         let timed_wait = args.timed_wait_ns;
-        let pid = apex::process::create_process(&attrs, move || loop {
-            l.slot().activation();
-            if let Some(m) = &measured {
-                measure_lateness(m, rt, period, first_release, timed_wait);
-            }
-            // Trivial work.
-            let mut x = 0u64;
-            for k in 0..64u64 {
-                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(k));
-            }
-            std::hint::black_box(x);
-            if apex::time::periodic_wait().is_err() {
-                return;
+        let pid = apex::process::create_process(&attrs, move || {
+            let mut next_due = None;
+            loop {
+                l.slot().activation();
+                if let Some(m) = &measured {
+                    let release = Release {
+                        period,
+                        first: first_release,
+                    };
+                    measure_lateness(m, rt, release, &mut next_due, timed_wait);
+                }
+                // Trivial work.
+                let mut x = 0u64;
+                for k in 0..64u64 {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(k));
+                }
+                std::hint::black_box(x);
+                if apex::time::periodic_wait().is_err() {
+                    return;
+                }
             }
         })
         .map_err(fail(2, "CREATE_PROCESS (periodic)"))?;
@@ -110,20 +117,31 @@ pub fn partition_main(words: &[String]) -> Result<(), PartitionError> {
         .map_err(fail(6, "SET_PARTITION_MODE"))
 }
 
+/// The release points of a periodic process: `first + k * period` (APEX time).
+#[derive(Clone, Copy)]
+struct Release {
+    period: i64,
+    first: i64,
+}
+
 /// What an application inside the partition feels of time events (`bench felt`): how late
-/// this activation was released (its release points are `first_release + k * period`, APEX
-/// time), logged as `(due, actual)` into the first log, then how late a TIMED_WAIT of
-/// `timed_wait` ns ended, into the second.
+/// this activation was released, logged as `(due, actual)` into the first log, then how late a
+/// TIMED_WAIT of `timed_wait` ns ended, into the second. The first activation is due at the
+/// last release point before it; each one after at the next release point (`next_due`): an
+/// activation that catches up a release point missed (a throttling hole) is due there, as
+/// PERIODIC_WAIT releases it, not at the last point before it.
 fn measure_lateness(
     logs: &(WriterLog, WriterLog),
     rt: &partita_apex::runtime::Runtime,
-    period: i64,
-    first_release: i64,
+    release: Release,
+    next_due: &mut Option<i64>,
     timed_wait: i64,
 ) {
     let now = rt.now();
-    let late = (now - first_release).rem_euclid(period.max(1));
-    logs.0.slot().record(now - late, now);
+    let period = release.period.max(1);
+    let due = next_due.unwrap_or_else(|| now - (now - release.first).rem_euclid(period));
+    *next_due = Some(due + period);
+    logs.0.slot().record(due, now);
     let before = rt.now();
     if apex::time::timed_wait(timed_wait).is_ok() {
         let after = rt.now();
