@@ -128,6 +128,10 @@ pub struct FeltCounts {
     pub not_held: u64,
     /// Gaps that did not fit in the log.
     pub dropped_gaps: u64,
+    /// Lateness samples due outside their partition's window (a TIMED_WAIT begun late in the
+    /// window by an activation that caught up a missed release point: it ends in the
+    /// partition's next window, by design): left out.
+    pub due_outside_window: u64,
 }
 
 /// One run.
@@ -155,6 +159,10 @@ pub struct FeltSection {
     pub holes: Holes,
     /// The wake-up latency the scheduler planned for (Partita runs), ns.
     pub planned_wake: Option<Figures>,
+    /// The switcher's own time at each boundary, from the end of its spin to the end of its
+    /// work (hold, release and bookkeeping; the manager's `CoreReport::switch_cost`), ns: on
+    /// the partitions' core, part of every dead time.
+    pub switch_cost: Figures,
     /// Boundaries handled and skipped by the switcher.
     pub boundaries: u64,
     /// Boundaries skipped.
@@ -246,6 +254,12 @@ pub(crate) fn holes(a: &[(i64, i64)], b: &[(i64, i64)], min: i64) -> Vec<(i64, i
         }
     }
     out
+}
+
+/// Whether instant `t` lies in a window of spinner `s`.
+fn in_window(lay: Layout, s: usize, t: i64) -> bool {
+    let at = t.rem_euclid(lay.major) - s as i64 * lay.window;
+    (0..lay.window).contains(&at)
 }
 
 /// Whether a span of `spans` (sorted, disjoint) overlaps `[lo, hi]`.
@@ -453,13 +467,26 @@ fn figures(ctx: &Ctx, log: &LogFile, notes: &mut Vec<String>) -> (Analysis, Vec<
     let mut a = analyse([gaps[0].as_slice(), gaps[1].as_slice()], started, ctx.lay());
     a.counts.dropped_gaps = (0..3 * SPINNERS).map(|s| log.slot(s).dropped()).sum();
     let from = started.iter().max().copied().unwrap_or(0) + 2 * MAJOR_FRAME_NS as i64;
-    let pairs = |which: fn((usize, usize)) -> usize| -> Vec<(i64, i64)> {
-        (0..SPINNERS)
-            .flat_map(|s| log.slot(which(lateness_slots(SPINNERS, s))).gaps())
-            .filter(|p| p.0 >= from)
-            .collect()
+    let lay = ctx.lay();
+    let mut outside = 0;
+    let mut pairs = |which: fn((usize, usize)) -> usize| -> Vec<(i64, i64)> {
+        let mut v = Vec::new();
+        for s in 0..SPINNERS {
+            for p in log.slot(which(lateness_slots(SPINNERS, s))).gaps() {
+                if p.0 < from {
+                    continue;
+                }
+                if in_window(lay, s, p.0) {
+                    v.push(p);
+                } else {
+                    outside += 1;
+                }
+            }
+        }
+        v
     };
     let (release_pairs, timed_pairs) = (pairs(|x| x.0), pairs(|x| x.1));
+    a.counts.due_outside_window = outside;
     let holes = a.holes.clone();
     let release = lateness(&release_pairs, &holes, &mut a.hole_stats);
     let timed = lateness(&timed_pairs, &holes, &mut a.hole_stats);
@@ -485,6 +512,7 @@ fn section(
         timed_wait_lateness: Figures::of(&mut timed),
         holes: a.hole_stats,
         planned_wake: None,
+        switch_cost: Figures::default(),
         boundaries: 0,
         missed_boundaries: 0,
         counts: a.counts,
@@ -571,6 +599,7 @@ fn run_bare(ctx: &Ctx, mech: Backend) -> Result<FeltSection, BenchError> {
     }
     let f = figures(ctx, &log, &mut notes);
     let mut s = section("bare", mech, 0, f, notes);
+    s.switch_cost = from_summary(&st.switch_cost.summary());
     s.boundaries = st.boundaries;
     s.missed_boundaries = st.missed;
     Ok(s)
@@ -628,6 +657,7 @@ fn run_partita(ctx: &Ctx, mech: Backend, learn: bool) -> Result<FeltSection, Ben
     let mut s = section(kind, mech, margin, f, notes);
     if let Some(c) = report.cores.iter().find(|c| c.core == ctx.core) {
         s.planned_wake = Some(from_summary(&c.planned_wake));
+        s.switch_cost = from_summary(&c.switch_cost);
         s.boundaries = c.boundaries;
         s.missed_boundaries = c.missed_boundaries;
         s.notes.extend(c.errors.iter().take(10).cloned());
@@ -837,18 +867,18 @@ pub fn render_felt(r: &FeltReport) -> String {
     );
     let _ = writeln!(
         s,
-        "| backend | run | dead p50 | dead p99 | dead max | start p50 | start p99 | usable p50 (%) | usable p1 (%) | release p50 | release p99 | TIMED_WAIT p50 | TIMED_WAIT p99 | holes (ms/s) | planned wake p50 |"
+        "| backend | run | dead p50 | dead p99 | dead max | start p50 | start p99 | usable p50 (%) | usable p1 (%) | release p50 | release p99 | TIMED_WAIT p50 | TIMED_WAIT p99 | holes (ms/s) | planned wake p50 | switcher p50 |"
     );
     let _ = writeln!(
         s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let us = |v: i64| format!("{:.1}", v as f64 / 1e3);
     for x in &r.sections {
         let _ =
             writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} | {} | {:.1} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} | {} | {:.1} | {} | {} |",
             x.backend,
             x.kind,
             us(x.dead_time.median),
@@ -864,6 +894,7 @@ pub fn render_felt(r: &FeltReport) -> String {
             us(x.timed_wait_lateness.p99),
             x.holes.lost_ms_per_s,
             x.planned_wake.as_ref().map_or_else(|| "-".into(), |f| us(f.median)),
+            us(x.switch_cost.median),
         );
     }
     let _ = writeln!(
@@ -906,7 +937,7 @@ pub fn render_felt(r: &FeltReport) -> String {
         let h = &x.holes;
         let _ = writeln!(
             s,
-            "\n{} {}: {} switches ({} not held), {} holes ({:.1} ms in {:.1} s; touched {} windows, {} switches, {} lateness samples), {} boundaries missed, {} gaps dropped.",
+            "\n{} {}: {} switches ({} not held), {} holes ({:.1} ms in {:.1} s; touched {} windows, {} switches, {} lateness samples), {} lateness samples due outside their window, {} boundaries missed, {} gaps dropped.",
             x.backend,
             x.kind,
             x.counts.switches,
@@ -917,6 +948,7 @@ pub fn render_felt(r: &FeltReport) -> String {
             h.windows_hit,
             h.switches_hit,
             h.lateness_hit,
+            x.counts.due_outside_window,
             x.missed_boundaries,
             x.counts.dropped_gaps
         );
@@ -1023,6 +1055,8 @@ mod tests {
             holes(&a, &b, 50),
             vec![(20, 3_000), (4_000, 5_000), (6_000, 6_100)]
         );
+        assert!(in_window(LAY, 0, 40_000 + 9_999) && !in_window(LAY, 0, 50_000));
+        assert!(in_window(LAY, 1, 50_000) && !in_window(LAY, 1, 40_000 + 9_999));
         assert!(overlaps(&[(10, 20)], 20, 30));
         assert!(!overlaps(&[(10, 20)], 21, 30));
         assert_eq!(covered(&a, 0, 100), 10 + 80);
@@ -1065,6 +1099,7 @@ mod tests {
             timed_wait_lateness: f(10_000, 20_000),
             holes: Holes::default(),
             planned_wake: None,
+            switch_cost: Figures::default(),
             boundaries: 0,
             missed_boundaries: 0,
             counts: FeltCounts::default(),
