@@ -440,7 +440,11 @@ extern void STOP(
 
 /*
  * STOP_SELF: make the calling process DORMANT; does not return (no effect
- * when called by the main process).
+ * when called by the main process). The process's frames are discarded
+ * without unwinding (like longjmp) and its thread is reused at the next
+ * START: nothing in them is cleaned up (C++ destructors do not run), and a
+ * STOP_SELF called from the application's own signal handler leaves that
+ * signal blocked in the thread.
  */
 extern void STOP_SELF(void);
 

@@ -118,6 +118,13 @@ pub struct Runtime {
 
 thread_local! {
     static ME: std::cell::Cell<Option<Runner>> = const { std::cell::Cell::new(None) };
+    /// The calling thread runs a process or error-handler body (`process_thread`).
+    static IN_BODY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The calling thread's process stopped itself (STOP_SELF) and the thread is on its way
+    /// back to the top of its loop: it is no longer the process's, so every service it calls
+    /// meanwhile (drop code of an unwinding Rust body, a body that caught the unwind) is
+    /// refused with INVALID_MODE, and a fault abandons the slot.
+    static LEAVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Incarnation of the calling thread's slot when the thread was spawned.
     static INCARNATION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// The calling thread holds the kernel lock (read by the fault handler).
@@ -206,6 +213,9 @@ impl Runtime {
 
     /// Locks the kernel for a service of the calling runner; an abandoned thread parks here.
     fn enter(&self) -> Result<(Runner, KernelGuard<'_>), ReturnCode> {
+        if LEAVING.with(std::cell::Cell::get) {
+            return Err(ReturnCode::InvalidMode);
+        }
         let me = self.caller()?;
         let k = self.lock();
         if let Some(slot) = self.slot(me) {

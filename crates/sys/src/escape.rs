@@ -117,11 +117,13 @@ extern "C" fn trampoline(argument: *mut c_void) {
 /// panic in `function` is resumed after the call, as if it had been called directly.
 pub fn call_escapable(function: &mut dyn FnMut()) -> Ended {
     let mut context = Context { sp: 0 };
+    // One raw pointer for both the assembly (which writes it) and `escape` (which reads it).
+    let context_ptr = std::ptr::addr_of_mut!(context);
     let mut call = Call {
         function,
         panic: None,
     };
-    let previous = CURRENT.with(|c| c.replace(&context));
+    let previous = CURRENT.with(|c| c.replace(context_ptr));
     // SAFETY: the assembly follows the System V ABI for both ways out (callee-saved
     // registers, stack pointer, MXCSR and x87 control word as at the call); `context` and
     // `call` outlive the call (they are locals of this frame, which the call does not
@@ -130,7 +132,7 @@ pub fn call_escapable(function: &mut dyn FnMut()) -> Ended {
         partita_sys_escape_call(
             trampoline,
             std::ptr::from_mut(&mut call).cast::<c_void>(),
-            &mut context,
+            context_ptr,
         )
     };
     CURRENT.with(|c| c.set(previous));

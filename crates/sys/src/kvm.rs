@@ -104,16 +104,18 @@ impl Hypervisor {
             memory_size: memory_size as u64,
             userspace_addr: host as u64,
         };
-        // SAFETY: `host` is the start of `memory`'s one mapping of `memory_size` bytes, which
-        // lives as long as the `Machine` that owns both it and `vm` (and the kernel only ever
-        // accesses it through the VM, which `Machine` drops first: field order). KVM may write
+        // SAFETY: `host` is the start of `memory`'s one mapping of `memory_size` bytes. The
+        // kernel accesses it through the VM, which lives as long as its fd or any of its vCPU
+        // fds; the mapping is shared (`Arc`) by the `Machine` and every `Vcpu`, and each drops
+        // its fd before its share (field order), so it is unmapped only after the last fd
+        // that could reach the VM is closed. KVM may write
         // any byte of it, which is what guest RAM is for; this process reads it only through
         // `vm-memory`'s volatile accessors.
         unsafe { vm.set_user_memory_region(region) }
             .map_err(|e| ioctl_error("KVM_SET_USER_MEMORY_REGION", e))?;
         Ok(Machine {
             vm,
-            memory,
+            memory: Arc::new(memory),
             cpuid: self.cpuid.clone(),
             sync_regs: self.sync_regs,
         })
@@ -123,9 +125,10 @@ impl Hypervisor {
 /// One VM and its guest RAM.
 #[derive(Debug)]
 pub struct Machine {
-    // Field order is drop order: the VM (and its memory slot) goes before the memory.
+    // Field order is drop order: the VM (and its memory slot) goes before the memory, which
+    // every `Vcpu` shares (a vCPU fd keeps the VM alive after the VM fd is closed).
     vm: VmFd,
-    memory: GuestMemoryMmap,
+    memory: Arc<GuestMemoryMmap>,
     cpuid: kvm_bindings::CpuId,
     sync_regs: bool,
 }
@@ -150,6 +153,7 @@ impl Machine {
         }
         Ok(Vcpu {
             fd,
+            _memory: self.memory.clone(),
             sync_regs: self.sync_regs,
             entered: false,
             kick: Arc::new(KickState {
@@ -205,7 +209,7 @@ pub enum VcpuExit {
 #[derive(Debug)]
 struct KickState {
     requested: AtomicBool,
-    /// The thread in (or last in) [`Vcpu::run`]; 0 before the first run.
+    /// The thread in [`Vcpu::run`]; 0 outside it.
     tid: AtomicI32,
 }
 
@@ -306,7 +310,10 @@ impl Drop for RunningGuard {
 /// One virtual CPU.
 #[derive(Debug)]
 pub struct Vcpu {
+    // Field order is drop order: the vCPU fd (which keeps the VM alive) before the share of
+    // the guest RAM mapping.
     fd: VcpuFd,
+    _memory: Arc<GuestMemoryMmap>,
     sync_regs: bool,
     /// Whether the vCPU has left the guest once (the run page holds its registers from then on).
     entered: bool,
@@ -409,6 +416,14 @@ impl Vcpu {
         self.kick
             .tid
             .store(crate::sched::gettid(), Ordering::SeqCst);
+        let exit = self.run_on_this_thread();
+        // Kicks from now on only set the request (no signal to a thread that left `run`, nor
+        // to a later thread of this process that got the same id).
+        self.kick.tid.store(0, Ordering::SeqCst);
+        exit
+    }
+
+    fn run_on_this_thread(&mut self) -> Result<VcpuExit> {
         let immediate_exit: *mut u8 = &mut self.fd.get_kvm_run().immediate_exit;
         IMMEDIATE_EXIT.with(|p| p.store(immediate_exit, Ordering::SeqCst));
         let _guard = RunningGuard;

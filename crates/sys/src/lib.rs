@@ -49,6 +49,9 @@ pub mod control;
 pub mod creation;
 #[cfg(all(feature = "partition", target_arch = "x86_64"))]
 pub mod escape;
+#[cfg(all(feature = "partition", not(target_arch = "x86_64")))]
+#[path = "escape_portable.rs"]
+pub mod escape;
 #[cfg(feature = "partition")]
 pub mod fault;
 pub mod futex;

@@ -46,13 +46,18 @@ pub fn stop(pid: ProcessId) -> Result<(), ReturnCode> {
 /// STOP_SELF. Returns only on error (e.g. `InvalidMode` from the main process).
 ///
 /// In a process or error handler built with `panic = "unwind"` (the default), the body is
-/// left by unwinding (its values are dropped; a `catch_unwind` in the body would catch it)
-/// and the thread is reused at the next START; with `panic = "abort"` the thread parks for
-/// good and a fresh one takes the process at its next START.
+/// left by unwinding and the thread is reused at the next START; with `panic = "abort"` the
+/// thread parks for good and a fresh one takes the process at its next START. The unwind
+/// drops the body's values after the process is DORMANT: drop code cannot call APEX services
+/// (they return `InvalidMode`), a `std::sync::Mutex` guard alive in the body is poisoned as
+/// by a panic, and a `catch_unwind` in the body would catch it (the body then runs on with
+/// every service refused, until it returns).
 pub fn stop_self() -> Result<std::convert::Infallible, ReturnCode> {
     let rt = runtime::get()?;
-    if cfg!(panic = "unwind") {
-        rt.stop_self_to_top(partita_sys::escape::available())?;
+    // Only from a Rust body: inside a C body (a C entry point calling Rust code) the unwind
+    // could not leave the C frames.
+    if cfg!(panic = "unwind") && rt.in_body() && !partita_sys::escape::available() {
+        rt.stop_self_to_top(true)?;
         std::panic::resume_unwind(Box::new(StopSelfUnwind))
     }
     rt.stop_self()

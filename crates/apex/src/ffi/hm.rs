@@ -51,7 +51,7 @@ pub extern "C" fn CREATE_ERROR_HANDLER(
             hm::create_error_handler_entry(
                 entry_point as usize as u64,
                 stack_size as u64,
-                Arc::new(move || (entry.0)()),
+                Arc::new(move || entry.call()),
             ),
         );
     })

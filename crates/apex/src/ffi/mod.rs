@@ -182,6 +182,16 @@ fn message_out<'a>(addr: *mut ApexByte, size: usize) -> Result<&'a mut [u8], Ret
 #[derive(Clone, Copy)]
 struct CEntry(extern "C" fn());
 
+impl CEntry {
+    /// Runs the C entry point inside `call_escapable`, so that its STOP_SELF can take the
+    /// thread back here (`STOP_SELF`): only C bodies are left that way (their frames hold
+    /// nothing to drop); a Rust body is never inside one.
+    fn call(&self) {
+        let f = self.0;
+        partita_sys::escape::call_escapable(&mut || f());
+    }
+}
+
 /// A process identifier: `InvalidParam` unless positive.
 fn pid_of(id: ProcessIdType) -> Result<ProcessId, ReturnCode> {
     u32::try_from(id)

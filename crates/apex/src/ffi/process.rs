@@ -37,7 +37,7 @@ pub extern "C" fn CREATE_PROCESS(
             time_capacity: a.time_capacity,
             deadline,
         };
-        match process::create_process_entry(&attrs, Arc::new(move || (entry.0)())) {
+        match process::create_process_entry(&attrs, Arc::new(move || entry.call())) {
             Ok(pid) => {
                 put(process_id, pid.0 as ProcessIdType);
                 put_rc(return_code, Ok(()));
@@ -98,12 +98,14 @@ pub extern "C" fn STOP_SELF() {
         leave = process::stop_self_to_top(partita_sys::escape::available()).is_ok();
     });
     if leave {
-        // SAFETY: `available()` said this thread runs its entry point inside
-        // `call_escapable` (the runtime's process and error-handler threads). The frames in
-        // between are the application's (C: nothing to drop), the runtime's closures around
-        // the entry call (references and plain data) and this function's (a bool): the
-        // service above has returned and dropped everything it held, the kernel lock first.
-        // Not a signal handler: the runtime's fault handlers park without calling here.
+        // SAFETY: `available()` said this thread runs a C entry point inside
+        // `call_escapable` (`CEntry::call`: only C bodies are called that way; from a Rust
+        // body, `available()` is false and the thread parks instead). The frames in between
+        // are the C body's (nothing to drop), `CEntry::call`'s closure (a copied function
+        // pointer) and this function's (a bool): the service above has returned and dropped
+        // everything it held, the kernel lock first. Not a signal handler: the runtime's
+        // fault handlers park without calling here (an application calling STOP_SELF from its
+        // own signal handler would keep that signal blocked, see the C binding's notes).
         unsafe { partita_sys::escape::escape() }
     }
 }

@@ -88,6 +88,15 @@ impl Runtime {
             _ => format!("{name} (si_code {})", f.code),
         };
         let mut k = self.lock();
+        if super::LEAVING.with(std::cell::Cell::get) {
+            // A fault after STOP_SELF, in drop code on the way back to the top: the slot
+            // was marked as at the top, so it must be abandoned now or the next START would
+            // find no thread to run.
+            self.abandon_leaving(me);
+            drop(k);
+            crate::reclaim::before_parking_forever();
+            partita_sys::fault::park_thread_forever()
+        }
         if let Some(slot) = self.slot(me) {
             if self.is_abandoned(me, &slot) {
                 // A thread of a stopped process, still in its code: the process it belonged

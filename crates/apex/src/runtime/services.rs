@@ -109,11 +109,24 @@ impl Runtime {
         self.dispatch(&mut k);
         drop(k);
         r?;
-        if slot.is_some() {
+        if let Some(s) = slot {
+            // No longer the process's thread: services refused, a fault abandons the slot.
+            super::LEAVING.with(|l| l.set(true));
+            // Dispatch never demotes its caller (it usually parks next); this thread may
+            // still run drop code (a Rust body's unwind): below the designated threads.
+            if self.rt_run > 0 && !self.is_designated(me, &s) {
+                self.set_own_prio(&s, self.rt_run - 10);
+            }
             crate::reclaim::note_thread_reused();
             return Ok(());
         }
         self.park_forever()
+    }
+
+    /// Whether the calling thread runs a process or error-handler body (not the main
+    /// process, not the timer thread, not a thread the runtime did not create).
+    pub(crate) fn in_body(&self) -> bool {
+        super::IN_BODY.with(std::cell::Cell::get)
     }
 
     /// INITIALIZE_PROCESS_CORE_AFFINITY: also moves the process's thread to the core's

@@ -4,10 +4,9 @@
 //! (see "Stopped processes" in the [`super`] module documentation), and the timer thread.
 
 use super::fault::thread_fault_setup;
-use super::{Entry, Runtime, INCARNATION, ME};
+use super::{Entry, Runtime, INCARNATION, IN_BODY, LEAVING, ME};
 use crate::apex::process::StopSelfUnwind;
 use partita_apex_core::{ProcessId, ReturnCode, Runner};
-use partita_sys::escape::Ended;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -130,6 +129,18 @@ impl Runtime {
         slot.abandoned.store(true, Ordering::Release);
         slot.word.fetch_add(1, Ordering::Release);
         partita_sys::futex::wake(&slot.word, u32::MAX, false);
+    }
+
+    /// The calling thread, on its way back to the top after STOP_SELF (marked as at the top),
+    /// will not get there (a fault): abandon it as a STOP would have, so that the next START
+    /// spawns a fresh thread. Called with the kernel locked, from the fault handler, which
+    /// spawns nothing: a START that came in between (another core) finds no thread and the
+    /// process waits for the next one.
+    pub(super) fn abandon_leaving(&self, who: Runner) {
+        if let Some(slot) = self.slot(who) {
+            slot.at_top.store(false, Ordering::Release);
+        }
+        self.abandon(who);
     }
 
     /// ProcessStarted / ErrorHandlerStarted: a slot whose thread was abandoned gets a fresh
@@ -276,14 +287,18 @@ impl Runtime {
                 slot.at_top.store(false, Ordering::Release);
                 drop(k);
             }
-            // STOP_SELF leaves the entry point early (C: `partita_sys::escape`; Rust: an
-            // unwind), the process already DORMANT and this thread marked as at the top.
-            let body = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                partita_sys::escape::call_escapable(&mut || (slot.entry)())
-            }));
+            // STOP_SELF leaves the entry point early (C bodies: `partita_sys::escape`, inside
+            // `CEntry::call`; Rust bodies: an unwind), the process already DORMANT, this
+            // thread marked as at the top and as leaving (`LEAVING`).
+            IN_BODY.with(|b| b.set(true));
+            let body = std::panic::catch_unwind(AssertUnwindSafe(|| (slot.entry)()));
+            IN_BODY.with(|b| b.set(false));
+            let left = LEAVING.with(|l| l.replace(false));
             match body {
-                Ok(Ended::Returned) => {}
-                Ok(Ended::Escaped) => continue,
+                // Already stopped by STOP_SELF (also when the body caught the unwind and
+                // returned later, or panicked in its drop code): back to the top.
+                _ if left => continue,
+                Ok(()) => {}
                 Err(p) if p.is::<StopSelfUnwind>() => continue,
                 Err(p) => std::panic::resume_unwind(p),
             }
