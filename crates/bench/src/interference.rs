@@ -60,6 +60,16 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// Its name in plot legends.
+    pub fn short(self) -> &'static str {
+        match self {
+            Placement::Quiet => "quiet",
+            Placement::OtherCore => "other",
+            Placement::OtherCoreAligned => "aligned",
+            Placement::SameCore => "same",
+        }
+    }
+
     /// Its name in tables.
     pub fn label(self) -> &'static str {
         match self {
@@ -717,7 +727,8 @@ fn execution_of(x: &InterferenceRun) -> &Distribution {
 }
 
 /// The distributions of release lateness and execution time (one panel per load, a curve
-/// per placement, the quiet run in each).
+/// per placement, the quiet run in each; legends: `other` the other core, `aligned` the
+/// other core with windows aligned, `same` the real-time core's background).
 pub fn interference_figures(r: &InterferenceReport) -> Vec<(String, String)> {
     use partita_synth::svg::{cdf_panels, Series};
     let quiet = r
@@ -744,7 +755,7 @@ pub fn interference_figures(r: &InterferenceReport) -> Vec<(String, String)> {
                         .iter()
                         .filter(|x| x.load == Some(kind) && x.skipped.is_none())
                         .map(|x| Series {
-                            name: x.placement.label().into(),
+                            name: x.placement.short().into(),
                             values: pick(x)
                                 .percentiles_ns
                                 .iter()
