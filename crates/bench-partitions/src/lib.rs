@@ -12,12 +12,15 @@
 //! | `partita-bench-sfp-partition` | [`sfp::partition_main`] | the manager, in `bench sfp` |
 //! | `partita-bench-slots-partition` | [`slots::partition_main`] | the manager, in `bench slots` |
 //! | `partita-bench-sfp-exchange-partition` | [`sfp::exchange::partition_main`] | the manager, in `bench sfp` |
+//! | `partita-bench-interference-partition` | [`interference::partition_main`] | the manager, in `bench interference` |
+//! | `partita-bench-load` | [`interference::load_main`] | the manager, as a general-purpose partition, in `bench interference` |
 //!
 //! Their command lines, the gap log and the result files are defined once, for them and for the
 //! bench, in `partita-bench-protocol`. `partita bench` finds these executables next to its own
 //! (where cargo puts every binary of a workspace build).
 
 pub mod apex;
+pub mod interference;
 pub mod overheads;
 pub mod ports;
 pub mod sfp;

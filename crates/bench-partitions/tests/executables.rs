@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const BUILT: [&str; 8] = [
+const BUILT: [&str; 10] = [
     env!("CARGO_BIN_EXE_partita-bench-switch-partition"),
     env!("CARGO_BIN_EXE_partita-bench-spinner"),
     env!("CARGO_BIN_EXE_partita-bench-apex-partition"),
@@ -14,6 +14,8 @@ const BUILT: [&str; 8] = [
     env!("CARGO_BIN_EXE_partita-bench-sfp-partition"),
     env!("CARGO_BIN_EXE_partita-bench-slots-partition"),
     env!("CARGO_BIN_EXE_partita-bench-sfp-exchange-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-interference-partition"),
+    env!("CARGO_BIN_EXE_partita-bench-load"),
 ];
 
 #[test]

@@ -385,6 +385,68 @@ impl SlotsPartitionArgs {
     }
 }
 
+/// `partita-bench-interference-partition RESULT JOBS WORK_KIB PASSES`: the real-time
+/// partition of `bench interference`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterferencePartitionArgs {
+    /// The result file ([`crate::interference::InterferenceResult`]).
+    pub result: PathBuf,
+    /// Jobs recorded after the warm-up before the result is written.
+    pub jobs: usize,
+    /// Working set of each job, KiB.
+    pub work_kib: usize,
+    /// Passes over the working set per job.
+    pub passes: usize,
+}
+
+impl InterferencePartitionArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            path(&self.result),
+            word(self.jobs),
+            word(self.work_kib),
+            word(self.passes),
+        ]
+    }
+
+    /// Reads [`InterferencePartitionArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(InterferencePartitionArgs {
+            result: w.take("result file")?,
+            jobs: w.take("jobs")?,
+            work_kib: w.take("working set")?,
+            passes: w.take("passes")?,
+        })
+    }
+}
+
+/// `partita-bench-load KIND PROGRESS`: the general-purpose load of `bench interference`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadArgs {
+    /// What it loads.
+    pub kind: crate::interference::LoadKind,
+    /// Its progress file ([`crate::interference::LoadProgress`]).
+    pub progress: PathBuf,
+}
+
+impl LoadArgs {
+    /// The words after the executable's name.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![word(self.kind), path(&self.progress)]
+    }
+
+    /// Reads [`LoadArgs::to_args`] back.
+    pub fn parse(words: &[String]) -> Result<Self, ArgsError> {
+        let mut w = Words::new(words);
+        Ok(LoadArgs {
+            kind: w.take("load kind")?,
+            progress: w.take("progress file")?,
+        })
+    }
+}
+
 /// The two partitions of SFPBench's two-partition application in `bench sfp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExchangeRole {
@@ -496,6 +558,20 @@ mod tests {
             priority: 80,
         };
         assert_eq!(SpinnerArgs::parse(&words(s.to_args())), Ok(s));
+        let i = InterferencePartitionArgs {
+            result: "/dev/shm/r.json".into(),
+            jobs: 300,
+            work_kib: 512,
+            passes: 4,
+        };
+        assert_eq!(InterferencePartitionArgs::parse(&words(i.to_args())), Ok(i));
+        for kind in crate::interference::LoadKind::ALL {
+            let l = LoadArgs {
+                kind,
+                progress: "/dev/shm/p.json".into(),
+            };
+            assert_eq!(LoadArgs::parse(&words(l.to_args())), Ok(l));
+        }
         let a = ApexPartitionArgs {
             result: "/dev/shm/r.json".into(),
             calls: 10_000,

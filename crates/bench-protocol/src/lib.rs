@@ -19,6 +19,7 @@
 pub mod apex;
 pub mod args;
 pub mod gap_log;
+pub mod interference;
 pub mod overheads;
 pub mod ports;
 pub mod sfp;
@@ -46,8 +47,12 @@ pub const SFP_PARTITION: &str = "partita-bench-sfp-partition";
 pub const SLOTS_PARTITION: &str = "partita-bench-slots-partition";
 /// The two partitions of SFPBench's two-partition application in `partita bench sfp`.
 pub const SFP_EXCHANGE_PARTITION: &str = "partita-bench-sfp-exchange-partition";
+/// The real-time partition of `partita bench interference`.
+pub const INTERFERENCE_PARTITION: &str = "partita-bench-interference-partition";
+/// The general-purpose load of `partita bench interference` (an ordinary program: no APEX).
+pub const LOAD: &str = "partita-bench-load";
 /// Every benchmark executable.
-pub const EXECUTABLES: [&str; 8] = [
+pub const EXECUTABLES: [&str; 10] = [
     SWITCH_PARTITION,
     SPINNER,
     APEX_PARTITION,
@@ -56,6 +61,8 @@ pub const EXECUTABLES: [&str; 8] = [
     SFP_PARTITION,
     SLOTS_PARTITION,
     SFP_EXCHANGE_PARTITION,
+    INTERFERENCE_PARTITION,
+    LOAD,
 ];
 
 /// Writes `value` as JSON to `path` through a temporary file renamed into place, so that the

@@ -4,8 +4,8 @@
 //! plots) linking every table, JSON file and figure.
 
 use crate::{
-    write_report_dir, ApexOptions, BenchError, FeltOptions, OverheadsOptions, PortsOptions, Report,
-    ScalingOptions, SfpOptions, SlotsOptions, SwitchOptions,
+    write_report_dir, ApexOptions, BenchError, FeltOptions, InterferenceOptions, OverheadsOptions,
+    PortsOptions, Report, ScalingOptions, SfpOptions, SlotsOptions, SwitchOptions,
 };
 use serde::Serialize;
 use std::fmt::Write;
@@ -47,7 +47,7 @@ impl AllIndex {
 }
 
 /// Benchmarks `bench all` runs.
-pub const ALL_COUNT: usize = 8;
+pub const ALL_COUNT: usize = 9;
 
 /// Runs one benchmark (number `k` of [`ALL_COUNT`]) into `dir/<bench>`; `progress` gets
 /// `(k, ALL_COUNT, line)` for each of its progress lines.
@@ -151,6 +151,9 @@ pub fn run_all(
             s,
             p,
         )
+    })?);
+    entries.push(one(dir, 9, &stop, progress, |s, p| {
+        crate::run_interference(&InterferenceOptions { quick }, s, p)
     })?);
     if stop.load(Ordering::Relaxed) {
         return Err(BenchError::Interrupted);

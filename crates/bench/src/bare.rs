@@ -130,6 +130,7 @@ impl Rig {
                 rtprio_limit: None,
                 creation_notify: None,
                 confinement: Default::default(),
+                binds: Vec::new(),
             };
             let mut child = partita_sys::spawn::spawn(&spec)?;
             rig.children.push(child.pid);

@@ -27,6 +27,7 @@ mod apex;
 mod bare;
 mod executables;
 mod felt;
+mod interference;
 mod kvm;
 mod overheads;
 mod ports;
@@ -49,6 +50,10 @@ pub use executables::{partition_executable, PARTITIONS_DIR_ENV};
 pub use felt::{
     render_felt, run_felt, FeltCheck, FeltCounts, FeltOptions, FeltPlan, FeltReport, FeltSection,
     Holes, Usable, PEERS,
+};
+pub use interference::{
+    interference_figures, render_interference, run_interference, InterferenceOptions,
+    InterferenceReport, InterferenceRun, Placement as InterferencePlacement, SeedForm, Target,
 };
 pub use kvm::{render_kvm, run_kvm, KvmOptions, KvmReport, KVM_GUESTS_DIR_ENV};
 pub use overheads::{
@@ -222,6 +227,12 @@ impl PartitionResult for partita_bench_protocol::overheads::OverheadsResult {
 }
 
 impl PartitionResult for partita_bench_protocol::sfp::SfpResult {
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+}
+
+impl PartitionResult for partita_bench_protocol::interference::InterferenceResult {
     fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -403,6 +414,18 @@ impl Report for KvmReport {
 
     fn render(&self) -> String {
         render_kvm(self)
+    }
+}
+
+impl Report for InterferenceReport {
+    const BENCH: &'static str = "interference";
+
+    fn render(&self) -> String {
+        render_interference(self)
+    }
+
+    fn figures(&self) -> Vec<(String, String)> {
+        interference_figures(self)
     }
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `partita bench switch|apex|ports|overheads|sfp|scaling|slots|kvm|all`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
+//! `partita bench switch|apex|ports|overheads|sfp|scaling|slots|kvm|interference|all`: runs a benchmark of `partita-bench` (SIGINT/SIGTERM stop
 //! it cleanly), prints its table and writes its JSON figures. A missed target is not a failure.
 
 use crate::exit::ExitStatus;
@@ -98,6 +98,13 @@ pub fn scaling(opts: &partita_bench::ScalingOptions, out: Option<PathBuf>) -> Ex
 /// `partita bench slots`.
 pub fn slots(opts: &partita_bench::SlotsOptions, out: Option<PathBuf>) -> ExitStatus {
     report_to_dir(out, |stop, p| partita_bench::run_slots(opts, stop, p))
+}
+
+/// `partita bench interference`.
+pub fn interference(opts: &partita_bench::InterferenceOptions, out: Option<PathBuf>) -> ExitStatus {
+    report_to_dir(out, |stop, p| {
+        partita_bench::run_interference(opts, stop, p)
+    })
 }
 
 /// `partita bench sfp`.

@@ -165,7 +165,8 @@ enum Cmd {
     Trace(TraceArgs),
     /// Benchmarks (figures, not tests): `partita bench switch`, `partita bench apex`,
     /// `partita bench ports`, `partita bench overheads`, `partita bench sfp`, `partita bench
-    /// scaling`, `partita bench slots`, `partita bench kvm`, `partita bench all`.
+    /// scaling`, `partita bench slots`, `partita bench kvm`, `partita bench interference`,
+    /// `partita bench all`.
     ///
     /// The measuring processes are the `partita-bench-*` executables of a workspace build,
     /// looked for next to `partita` (or in PARTITA_BENCH_PARTITIONS_DIR).
@@ -373,7 +374,20 @@ enum BenchCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Every benchmark (overheads, sfp, scaling, slots, switch, apex, ports, felt) into one folder
+    /// What a general-purpose partition (CPU, memory or I/O load) on the other core, on the
+    /// other core with aligned windows, or in the background of the same core costs a
+    /// real-time partition's release lateness and execution time, with its own CPU share
+    /// and the targets (root; about 3 minutes, `--quick` under a minute).
+    Interference {
+        /// 250 jobs per run instead of 1500.
+        #[arg(long)]
+        quick: bool,
+        /// Output directory for interference.json, interference.md and the plots (default:
+        /// bench-results/interference-<timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Every benchmark (overheads, sfp, scaling, slots, switch, apex, ports, felt, interference) into one folder
     /// with an index page (index.md, index.html with the plots, index.json); root; `--quick`
     /// runs their quick forms, in under 5 minutes on 2 cores.
     All {
@@ -671,6 +685,9 @@ fn main() -> ExitCode {
         Cmd::Bench {
             what: BenchCmd::Slots { quick, out },
         } => bench::slots(&partita_bench::SlotsOptions { quick }, out),
+        Cmd::Bench {
+            what: BenchCmd::Interference { quick, out },
+        } => bench::interference(&partita_bench::InterferenceOptions { quick }, out),
         Cmd::Bench {
             what: BenchCmd::All { quick, out },
         } => bench::all(quick, out),

@@ -45,6 +45,8 @@
 //!   other observations of this run: hm.rs checks them in runs of their own; here the module
 //!   table turns the default SHUTDOWN into IGNORE.
 //! - Pseudo-partition endpoints (UDP, file, named pipe): ports_pseudo.rs.
+//! - `partita:GeneralPurpose` (background, network link, binds) of a general-purpose
+//!   partition, which has no APEX to probe with: cohost.rs.
 
 mod common;
 use common::*;

@@ -33,6 +33,7 @@ impl CompiledPartition {
             memory: Vec::new(),
             processes: Vec::new(),
             process_policy: None,
+            general_purpose: None,
         }
     }
 }

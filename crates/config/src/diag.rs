@@ -162,6 +162,14 @@ define_rules! {
         "A partition with windows on several cores has different windows on them; it is held and released as a whole, so its processes of one core also run in the windows it has only on another.";
     RtBudget = "rt-budget", Warning,
         "Windows fill more than 95% of a core's major frame; Linux RT throttling (sched_rt_runtime_us=950000) may cut them.";
+    GeneralPurposeApex = "general-purpose-apex", Error,
+        "A general-purpose partition (`partita:GeneralPurpose`) declares something only the APEX runtime serves: a sampling or queuing port, a `partita:Process`, `partita:ProcessScheduling`, `SystemPartition=\"true\"` or a named memory block (`Memory_Requirements RegionName`).";
+    BackgroundCore = "background-core", Error,
+        "Background time (`partita:GeneralPurpose background`) on a core whose idle time another partition already gets, on a core outside the partition's `partita:Resources cores`, or of a partition that also runs on another core: a partition is held and released as a whole, so its background on one core would let it run beside another partition's window on the other.";
+    NetworkLink = "network-link", Error,
+        "A general-purpose partition's network: `network=\"link\"` without both `hostAddress` and `address`, an address that is not IPv4 `a.b.c.d/prefix` (prefix 1 to 30) or not a host address of its subnet, two ends that are equal or in different subnets, a link whose subnet overlaps another partition's link, or an address given with another network mode.";
+    BindPath = "bind-path", Error,
+        "A `partita:Bind` whose `source` or `target` is not an absolute path, does not exist on this host, or whose target another bind of the partition already uses.";
     DuplicateChannelId = "duplicate-channel-id", Error,
         "Two channels have the same `ChannelIdentifier`.";
     ChannelEndpoints = "channel-endpoints", Error,

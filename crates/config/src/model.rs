@@ -351,6 +351,78 @@ pub struct HmTables {
     pub partitions: Vec<PartitionHmTable>,
 }
 
+config_enum! {
+    /// The network a general-purpose partition sees (`partita:GeneralPurpose network`).
+    NetworkMode {
+        /// Its own network namespace with only a loopback interface (the default).
+        None = "none",
+        /// The host's network namespace: every interface of the host.
+        Host = "host",
+        /// Its own network namespace with a loopback interface and one link to the host: a
+        /// veth pair with `hostAddress` on the host's end and `address` on its own.
+        Link = "link",
+    }
+}
+
+/// An IPv4 interface address with its prefix length (`10.0.0.2/24`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterfaceAddress {
+    /// The address.
+    pub address: std::net::Ipv4Addr,
+    /// The prefix length, 1..=30 (a link needs two host addresses).
+    pub prefix: u8,
+}
+
+impl InterfaceAddress {
+    /// The network part of the address.
+    pub fn network(&self) -> std::net::Ipv4Addr {
+        let mask = u32::MAX << (32 - u32::from(self.prefix));
+        std::net::Ipv4Addr::from(u32::from(self.address) & mask)
+    }
+}
+
+impl std::fmt::Display for InterfaceAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.address, self.prefix)
+    }
+}
+
+/// The link of a general-purpose partition with `network="link"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkLink {
+    /// The address of the host's end (`hostAddress`).
+    pub host: InterfaceAddress,
+    /// The address of the partition's end (`address`).
+    pub partition: InterfaceAddress,
+}
+
+/// A host directory or file shown to a general-purpose partition (`partita:Bind`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bind {
+    /// The host path (absolute).
+    pub source: PathBuf,
+    /// Where the partition sees it (absolute; exists on the host).
+    pub target: PathBuf,
+    /// `access="READ_ONLY"`: mounted read-only, whatever the file permissions say.
+    pub read_only: bool,
+}
+
+/// What makes a partition *general-purpose* (`partita:GeneralPurpose`): it runs ordinary
+/// Linux programs without the APEX runtime, under a system-call profile for general
+/// software, in SCHED_OTHER.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneralPurpose {
+    /// Cores whose idle time it gets (`background`): it runs there whenever no window is
+    /// open on the core.
+    pub background: Vec<u32>,
+    /// Its network.
+    pub network: NetworkMode,
+    /// The link, with `network="link"`.
+    pub link: Option<NetworkLink>,
+    /// Host paths bound into its mount namespace.
+    pub binds: Vec<Bind>,
+}
+
 /// The entry function of a partition whose `EntryPoint` does not name one.
 pub const DEFAULT_ENTRY_FUNCTION: &str = "main";
 
@@ -392,6 +464,8 @@ pub struct Partition {
     pub processes: Vec<ProcessSpec>,
     /// `partita:ProcessScheduling policy`.
     pub process_policy: Option<ProcessPolicy>,
+    /// `partita:GeneralPurpose`: a general-purpose partition (no APEX runtime).
+    pub general_purpose: Option<GeneralPurpose>,
 }
 
 /// The period requirements of one partition in one module schedule.

@@ -14,8 +14,8 @@
 
 use crate::limits::system;
 use crate::model::{
-    Backend, Channel, Criticality, Endpoint, HmTables, MemoryRequirement, ModuleSchedule, Port,
-    PortKind, ProcessPolicy, ProcessSpec, ValidatedModule, MAX_SCHEDULES,
+    Backend, Channel, Criticality, Endpoint, GeneralPurpose, HmTables, MemoryRequirement,
+    ModuleSchedule, Port, PortKind, ProcessPolicy, ProcessSpec, ValidatedModule, MAX_SCHEDULES,
 };
 use partita_schedule::Nanos;
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,10 @@ pub struct CompiledPartition {
     pub processes: Vec<ProcessSpec>,
     /// Intra-partition scheduling policy, if configured.
     pub process_policy: Option<ProcessPolicy>,
+    /// A general-purpose partition: ordinary Linux programs without the APEX runtime, its
+    /// background cores, network and binds. Plans written before it existed have none.
+    #[serde(default)]
+    pub general_purpose: Option<GeneralPurpose>,
 }
 
 /// The compiled form of a module configuration.
@@ -190,6 +194,20 @@ impl CompiledPlan {
         if self.hm.partitions.iter().any(|t| t.partition >= n) {
             return Err(Inconsistency::HmTablePartition);
         }
+        // Background (rule `background-core`): one partition per core, on its only core.
+        let mut owners: Vec<u32> = Vec::new();
+        for i in 0..n {
+            let bg = self.background_cores(i);
+            if bg.is_empty() {
+                continue;
+            }
+            if self.cores_of(i).len() != 1 || bg.iter().any(|c| owners.contains(c)) {
+                return Err(Inconsistency::Background {
+                    partition: self.partitions[i].name.clone(),
+                });
+            }
+            owners.extend_from_slice(bg);
+        }
         Ok(())
     }
 
@@ -214,7 +232,7 @@ impl CompiledPlan {
     }
 
     /// The cores partition `index` runs on: its configured cores, else the cores of its
-    /// windows in every schedule, else core 0.
+    /// windows in every schedule and of its background, else core 0.
     pub fn cores_of(&self, index: usize) -> Vec<u32> {
         let p = &self.partitions[index];
         if !p.cores.is_empty() {
@@ -226,6 +244,7 @@ impl CompiledPlan {
             .flat_map(|s| s.plan.windows.iter())
             .filter(|w| w.partition == index)
             .map(|w| w.core)
+            .chain(self.background_cores(index).iter().copied())
             .collect();
         c.sort_unstable();
         c.dedup();
@@ -233,6 +252,21 @@ impl CompiledPlan {
             c.push(0);
         }
         c
+    }
+
+    /// The cores whose idle time partition `index` gets (a general-purpose partition's
+    /// background; empty for every other partition).
+    pub fn background_cores(&self, index: usize) -> &[u32] {
+        self.partitions
+            .get(index)
+            .and_then(|p| p.general_purpose.as_ref())
+            .map(|g| g.background.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// The partition that gets the idle time of `core` as its background, if any.
+    pub fn background_of(&self, core: u32) -> Option<usize> {
+        (0..self.partitions.len()).find(|&i| self.background_cores(i).contains(&core))
     }
 
     /// `RefreshRateSeconds` of port `port` of partition `partition`, if it has one.
@@ -365,6 +399,15 @@ pub enum Inconsistency {
     /// A partition HM table names a partition index out of range.
     #[error("a partition HM table refers to a partition out of range")]
     HmTablePartition,
+    /// A partition's background is on a core whose idle time another partition gets, or the
+    /// partition runs on more than its one core (rule `background-core`).
+    #[error(
+        "partition {partition}: its background must be on its only core, and no other partition's"
+    )]
+    Background {
+        /// The partition.
+        partition: String,
+    },
 }
 
 /// The entry function of a plan written before plans named one.
@@ -402,6 +445,7 @@ pub fn compile(module: &ValidatedModule) -> CompiledPlan {
                 memory: p.memory.clone(),
                 processes: p.processes.clone(),
                 process_policy: p.process_policy,
+                general_purpose: p.general_purpose.clone(),
             }
         })
         .collect();

@@ -106,6 +106,35 @@ fn fmt_opt(ns: Option<Nanos>) -> String {
     ns.map_or_else(|| "-".to_string(), format_duration)
 }
 
+/// The background lines of schedule `s`: per core whose idle time a general-purpose
+/// partition gets, how much of each frame that is.
+fn render_background(o: &mut String, plan: &CompiledPlan, s: &ModuleSchedule) {
+    let mut cores: Vec<u32> = (0..plan.partitions.len())
+        .flat_map(|i| plan.background_cores(i).iter().copied())
+        .collect();
+    cores.sort_unstable();
+    cores.dedup();
+    if cores.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "  background");
+    let f = u128::from(s.plan.major_frame);
+    for core in cores {
+        let Some(owner) = plan.background_of(core) else {
+            continue;
+        };
+        let idle = s.plan.core_timeline(core).idle_time();
+        let name = plan.partitions.get(owner).map_or("?", |p| p.name.as_str());
+        let _ = writeln!(
+            o,
+            "    core {core:<3} {} {name}  {} per frame ({}): every gap between windows",
+            partition_letter(owner),
+            format_duration(idle),
+            percent(u128::from(idle), f),
+        );
+    }
+}
+
 /// Renders a one-screen summary: module, partitions, per-core timeline of every schedule with
 /// its windows and utilisation, and channels.
 pub fn render_summary(plan: &CompiledPlan) -> String {
@@ -146,6 +175,9 @@ pub fn render_summary(plan: &CompiledPlan) -> String {
         for a in &p.args {
             exe.push(' ');
             exe.push_str(a);
+        }
+        if let Some(g) = &p.general_purpose {
+            exe.push_str(&format!("  [general-purpose, network {}]", g.network));
         }
         let _ = writeln!(
             o,
@@ -250,6 +282,7 @@ pub fn render_summary(plan: &CompiledPlan) -> String {
             })
             .collect();
         let _ = writeln!(o, "    {}", per_core.join("  "));
+        render_background(&mut o, plan, s);
     }
 
     // Channels.

@@ -17,21 +17,20 @@ pub(crate) fn task_limit(max_processes: Option<u32>) -> u64 {
 }
 
 /// The confinement of partition `index`: its own uid/gid when the manager is root, its
-/// SCHED_FIFO start priority when real-time priorities are used (`rt_priority` > 0), its
-/// `task_limit`, and the seccomp filter unless disabled.
+/// SCHED_FIFO start priority when real-time priorities are used (`rt_priority` > 0), its `task_limit`, and the seccomp filter of `profile` unless disabled
+/// (`None`).
 pub(crate) fn confinement(
     index: usize,
     task_limit: u64,
     root: bool,
     rt_priority: u32,
-    seccomp: bool,
+    profile: Option<partita_sys::seccomp::Profile>,
 ) -> Result<Confinement, ManagerError> {
-    let filters = if seccomp {
-        Some(partita_sys::seccomp::compile().map_err(|e| {
+    let filters = match profile {
+        Some(profile) => Some(partita_sys::seccomp::compile(profile).map_err(|e| {
             partita_sys::SysError::io("seccomp filter", std::io::Error::other(e.to_string()))
-        })?)
-    } else {
-        None
+        })?),
+        None => None,
     };
     Ok(Confinement {
         ids: root.then(|| {
@@ -41,6 +40,7 @@ pub(crate) fn confinement(
             )
         }),
         fifo_priority: (rt_priority > 0).then_some(rt_priority as i32),
+        normal_policy: false,
         // A backstop above the pids cgroup (which then is the limit that is reached and
         // counted), for hosts without the pids controller.
         nproc_limit: root.then(|| 2 * task_limit),

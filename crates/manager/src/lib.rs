@@ -43,6 +43,7 @@ mod backend;
 mod bridge;
 mod corelock;
 mod creation;
+mod general;
 pub mod hm;
 mod host;
 mod isolation;
@@ -68,6 +69,7 @@ mod trace;
 mod traffic;
 
 pub use backend::{Backend, BackendChoice, UnknownBackend};
+pub use general::NetworkSetupError;
 pub use hm::HmReport;
 pub use host::HostInfo;
 pub use ktrace::KernelTraceError;
@@ -235,6 +237,17 @@ pub enum ManagerError {
     /// The real-time budget asked for (`--rt-budget`) could not be set.
     #[error("real-time budget: {0}")]
     RtBudget(#[from] crate::rtbudget::RtBudgetError),
+    /// A general-purpose partition's network could not be set up.
+    #[error("network of partition {partition}: {step}: {source}")]
+    Network {
+        /// The partition.
+        partition: String,
+        /// What was being set up (loopback, veth pair, addresses).
+        step: String,
+        /// What failed.
+        #[source]
+        source: NetworkSetupError,
+    },
     /// The trace ring size is not a power of two in range.
     #[error("trace buffer of {0} events: not a power of two between 16 and {max}", max = partita_abi::trace::MAX_CAPACITY)]
     TraceBuffer(u32),

@@ -104,7 +104,8 @@ struct State {
 pub(crate) struct Schedules {
     /// The plan whose module schedules these are.
     pub plan: Arc<CompiledPlan>,
-    /// Cores with a window in any schedule, ascending: one scheduler thread each.
+    /// Cores with a window in any schedule or a partition's background, ascending: one
+    /// scheduler thread each.
     pub cores: Vec<u32>,
     system: Vec<bool>,
     names: Vec<String>,
@@ -115,7 +116,13 @@ pub(crate) struct Schedules {
 
 impl Schedules {
     pub fn new(plan: &Arc<CompiledPlan>) -> Schedules {
-        let mut cores: Vec<u32> = plan.schedules.iter().flat_map(|s| s.plan.cores()).collect();
+        let background = (0..plan.partitions.len()).flat_map(|i| plan.background_cores(i).to_vec());
+        let mut cores: Vec<u32> = plan
+            .schedules
+            .iter()
+            .flat_map(|s| s.plan.cores())
+            .chain(background)
+            .collect();
         cores.sort_unstable();
         cores.dedup();
         let initial = plan.initial_schedule;
@@ -163,15 +170,22 @@ impl Schedules {
     }
 
     /// The timelines of `core`, one per schedule (idle where the schedule has no window there).
+    /// A general-purpose partition with background time on `core` gets every gap between
+    /// windows there (and the whole frame of a schedule without a window on it).
     pub fn timelines(&self, core: u32) -> Vec<CoreTimeline> {
+        let background = self.plan.background_of(core);
         self.plan
             .schedules
             .iter()
             .map(|s| {
-                if s.plan.cores().contains(&core) {
+                let tl = if s.plan.cores().contains(&core) {
                     s.plan.core_timeline(core)
                 } else {
                     CoreTimeline::idle(core, s.plan.major_frame)
+                };
+                match background {
+                    Some(p) => tl.with_background(p),
+                    None => tl,
                 }
             })
             .collect()

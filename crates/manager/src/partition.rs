@@ -296,6 +296,16 @@ impl Partition {
         })
     }
 
+    /// The mode an incarnation asked to start in `mode` publishes: a general-purpose
+    /// partition has no APEX initialisation, so it is in NORMAL from its start.
+    pub fn start_mode(&self, mode: OperatingMode) -> OperatingMode {
+        if crate::general::of(self.spec()).is_some() {
+            OperatingMode::Normal
+        } else {
+            mode
+        }
+    }
+
     /// Fills the control block for a new incarnation.
     pub fn fill_control(
         &self,
@@ -389,7 +399,7 @@ impl Partition {
             Ordering::Relaxed,
         );
         c.mode.store(
-            start_condition_mode(start_condition).raw(),
+            self.start_mode(start_condition_mode(start_condition)).raw(),
             Ordering::Relaxed,
         );
         c.mode_request
@@ -438,16 +448,8 @@ impl Partition {
                 partita_sys::SysError::io("run directory", std::io::Error::other(e))
             })?);
         }
-        let confinement = crate::isolation::confinement(
-            self.index,
-            self.task_limit(),
-            partita_sys::proc::is_root(),
-            self.control()
-                .rt_run_priority
-                .load(Ordering::Relaxed)
-                .max(0) as u32,
-            seccomp,
-        )?;
+        let general = crate::general::of(config).is_some();
+        let confinement = self.confinement(general, seccomp)?;
         // Task creations decided by the manager (crate::creation), with the seccomp filters.
         let creation = match &confinement.filters {
             Some(_) => Some(partita_sys::creation::socket_pair()?),
@@ -467,11 +469,17 @@ impl Partition {
                 (self.ctl.fd().as_raw_fd(), control::CONTROL_FD),
                 (rep_w.as_raw_fd(), control::REPORT_FD),
             ],
-            namespaces: *namespaces,
+            namespaces: crate::general::namespaces(config, *namespaces),
             cpus: self.cpus.clone(),
-            rtprio_limit: Some(crate::PARTITION_RUN_PRIORITY as u64 + 1),
+            // A general-purpose partition gets no real-time priority at all.
+            rtprio_limit: Some(if general {
+                0
+            } else {
+                crate::PARTITION_RUN_PRIORITY as u64 + 1
+            }),
             confinement,
             creation_notify: creation.as_ref().map(|(_, child)| child.as_raw_fd()),
+            binds: crate::general::binds(config)?,
         };
         if let Some(r) = self.trace_ring.get() {
             spec.fds.push((r.fd().as_raw_fd(), control::TRACE_FD));
@@ -500,6 +508,9 @@ impl Partition {
             }
             Err(e) => return Err(e.into()),
         };
+        // Its network, while it waits before execve (dropping `child` on an error closes its
+        // "go" pipe: it ends without running anything).
+        crate::general::set_up_network(config, self.index, child.pid, spec.namespaces.net)?;
         // The child has its end; the manager's end goes to the creation thread
         // (crate::creation::start), which sees the end of the stream if the child never sends.
         let creation_sock = creation.map(|(mine, _child)| mine);
@@ -511,12 +522,14 @@ impl Partition {
                 g,
                 freezer_kind(backend).expect("freezer backend"),
             )?),
+            // Its processes stay in its process group only under the APEX filter (which
+            // refuses setsid and setpgid; the general-purpose one allows them).
             _ => Switch::signals(
                 self.membership
                     .as_ref()
                     .map(|g| g.dir().join("cgroup.procs")),
                 child.pid,
-                seccomp,
+                seccomp && !general,
             ),
         };
         // The child waits for "go" before execve. With a freezer it is frozen and released at
@@ -531,19 +544,7 @@ impl Partition {
             }
             Switch::Signals { .. } => child.take_go(),
         };
-        let mut st = self.state.lock().expect("partition state");
-        st.pending_go = pending_go;
-        st.creation_sock = creation_sock;
-        st.pid = child.pid;
-        self.host_pid.store(child.pid, Ordering::Release);
-        st.switch = Some(switch);
-        st.running = false;
-        st.stopped_early = false;
-        st.usage_at_stop = None;
-        st.stop_request = None;
-        st.stop_cost = None;
-        st.life = Life::Live;
-        drop(st);
+        self.new_incarnation(child.pid, switch, pending_go, creation_sock);
         let Spawned { exec_status, .. } = child;
         Ok(Pipes {
             stdout: out_r,
@@ -551,6 +552,62 @@ impl Partition {
             report: rep_r,
             exec_status,
         })
+    }
+
+    /// What the partition gives up before `execve` ([`crate::isolation::confinement`]): a
+    /// `general` (general-purpose) partition runs in SCHED_OTHER under the general-purpose
+    /// system-call profile, any other at its real-time priority under the APEX profile.
+    fn confinement(
+        &self,
+        general: bool,
+        seccomp: bool,
+    ) -> Result<partita_sys::spawn::Confinement, ManagerError> {
+        let rt_priority = if general {
+            0
+        } else {
+            self.control()
+                .rt_run_priority
+                .load(Ordering::Relaxed)
+                .max(0) as u32
+        };
+        let profile = if general {
+            partita_sys::seccomp::Profile::General
+        } else {
+            partita_sys::seccomp::Profile::Apex
+        };
+        let confinement = crate::isolation::confinement(
+            self.index,
+            self.task_limit(),
+            partita_sys::proc::is_root(),
+            rt_priority,
+            seccomp.then_some(profile),
+        )?;
+        Ok(partita_sys::spawn::Confinement {
+            normal_policy: general,
+            ..confinement
+        })
+    }
+
+    /// Records a new incarnation, process `pid`, held by `switch` (not yet running).
+    fn new_incarnation(
+        &self,
+        pid: i32,
+        switch: Switch,
+        pending_go: Option<OwnedFd>,
+        creation_sock: Option<OwnedFd>,
+    ) {
+        let mut st = self.state.lock().expect("partition state");
+        st.pending_go = pending_go;
+        st.creation_sock = creation_sock;
+        st.pid = pid;
+        self.host_pid.store(pid, Ordering::Release);
+        st.switch = Some(switch);
+        st.running = false;
+        st.stopped_early = false;
+        st.usage_at_stop = None;
+        st.stop_request = None;
+        st.stop_cost = None;
+        st.life = Life::Live;
     }
 
     /// Sends SIGKILL to every process of the partition and lets it run to its end (thaws or
@@ -620,8 +677,10 @@ impl Partition {
         self.reap(partita_sys::time::monotonic_ns() + 5_000_000_000)
     }
 
-    /// Removes the cgroups (retrying while the kernel finishes tearing down exited tasks).
+    /// Removes the cgroups (retrying while the kernel finishes tearing down exited tasks),
+    /// and the host's end of a general-purpose partition's link.
     pub fn remove_groups(&self) -> Vec<String> {
+        crate::general::remove_link(self.spec(), self.index);
         let mut errors = Vec::new();
         for g in &self.groups {
             let mut last = None;

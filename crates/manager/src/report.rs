@@ -90,6 +90,18 @@ pub struct PartitionReport {
     pub bad_reports: u64,
     /// Health-monitor events recorded for this partition.
     pub hm_events: u64,
+    /// A general-purpose partition (`partita:GeneralPurpose`: ordinary Linux programs).
+    pub general_purpose: bool,
+    /// CPU time it used over the run, every incarnation (cgroup CPU accounting), ns; `None`
+    /// without accounting.
+    pub cpu_time_ns: Option<u64>,
+    /// The CPU time the schedule promised it: its windows and, for a general-purpose
+    /// partition, its background (every gap between windows on its core), from boundary to
+    /// boundary as planned, summed over its cores, ns.
+    pub promised_ns: u64,
+    /// `cpu_time_ns / promised_ns`: the share of its promise it got (`None` without
+    /// accounting or promise). A partition that sleeps uses less than its promise.
+    pub cpu_share: Option<f64>,
 }
 
 /// What a note of the run report is about. Serialized as a stable kebab-case `kind` beside
@@ -181,6 +193,9 @@ pub struct RunReport {
     pub run_dir: Option<String>,
     /// Major frame, ns.
     pub major_frame_ns: u64,
+    /// The module epoch: the start of frame 0 on CLOCK_MONOTONIC, ns (window starts and the
+    /// trace count from it).
+    pub epoch_ns: u64,
     /// The scheduler threads' spin margin, ns (0 without real-time priorities).
     pub spin_margin_ns: u64,
     /// How long the schedule ran, ns.
@@ -335,6 +350,41 @@ impl PartitionReport {
     }
 }
 
+impl PartitionReport {
+    /// Its CPU time against its promise, for the summary: `None` without accounting.
+    pub fn cpu_line(&self) -> Option<String> {
+        Some(cpu_line(
+            self.general_purpose,
+            self.cpu_time_ns?,
+            self.promised_ns,
+            self.cpu_share,
+        ))
+    }
+}
+
+/// `general-purpose: cpu U ms of P ms promised (S%)`: the CPU time `used` of a partition
+/// against its promise (run log and summary).
+pub(crate) fn cpu_line(
+    general_purpose: bool,
+    used: u64,
+    promised: u64,
+    share: Option<f64>,
+) -> String {
+    format!(
+        "{}cpu {:.1} ms of {:.1} ms promised{}",
+        if general_purpose {
+            "general-purpose: "
+        } else {
+            ""
+        },
+        used as f64 / 1e6,
+        promised as f64 / 1e6,
+        share
+            .map(|r| format!(" ({:.1}%)", r * 100.0))
+            .unwrap_or_default()
+    )
+}
+
 impl RunReport {
     /// Total overruns over all partitions.
     pub fn total_overruns(&self) -> u64 {
@@ -408,6 +458,9 @@ impl RunReport {
                     ", NEVER REACHED NORMAL (stayed in COLD_START/WARM_START or IDLE)"
                 },
             );
+            if let Some(line) = p.cpu_line() {
+                let _ = writeln!(s, "          {line}");
+            }
         }
         self.render_hm(&mut s);
         for c in &self.channels {
@@ -571,7 +624,25 @@ mod tests {
             refused_calls: 0,
             bad_reports: 0,
             hm_events: 0,
+            general_purpose: false,
+            cpu_time_ns: None,
+            promised_ns: 0,
+            cpu_share: None,
         }
+    }
+
+    #[test]
+    fn the_cpu_line_gives_the_time_against_the_promise() {
+        let mut p = healthy();
+        assert_eq!(p.cpu_line(), None);
+        p.general_purpose = true;
+        p.cpu_time_ns = Some(9_000_000);
+        p.promised_ns = 10_000_000;
+        p.cpu_share = Some(0.9);
+        assert_eq!(
+            p.cpu_line().as_deref(),
+            Some("general-purpose: cpu 9.0 ms of 10.0 ms promised (90.0%)")
+        );
     }
 
     fn concerns(p: &PartitionReport) -> Vec<Concern> {

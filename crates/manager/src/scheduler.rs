@@ -78,6 +78,9 @@ pub(crate) struct CoreStats {
     pub last_window: Option<WindowStart>,
     /// Per partition: (largest freeze lead + wake guard used, boundaries frozen with one).
     pub freeze_ahead: Vec<(u64, u64)>,
+    /// Per partition: the time it owned this core as planned (its windows and background,
+    /// from boundary to boundary), ns: the CPU time the schedule promised it here.
+    pub granted: Vec<u64>,
 }
 
 /// Runs the schedule of one core until the end time or a stop request. `tls` holds the core's
@@ -133,6 +136,10 @@ pub(crate) fn run_core(
     };
     while walk.boundary() {}
     if let Some(p) = walk.current {
+        // It owned the core until the end of the run (or the stop request).
+        let now = monotonic_ns();
+        let until = shared.end.map_or(now, |e| e.min(now));
+        walk.st.granted[p] += until.saturating_sub(walk.entered_at);
         leave(shared, &shared.parts[p], &mut walk.st);
     }
     walk.st
@@ -156,6 +163,7 @@ impl CoreStats {
             trace_dropped: 0,
             last_window: None,
             freeze_ahead: vec![(0, 0); shared.parts.len()],
+            granted: vec![0; shared.parts.len()],
         }
     }
 }
@@ -301,6 +309,7 @@ impl CoreWalk<'_> {
         let tracing = self.trace.is_some();
         if self.current != b.next {
             if let Some(p) = self.current {
+                self.st.granted[p] += deadline.saturating_sub(self.entered_at);
                 leave(self.shared, &self.shared.parts[p], &mut self.st);
                 if tracing {
                     held = match early.as_ref() {
@@ -320,6 +329,10 @@ impl CoreWalk<'_> {
         } else if let Some(e) = early.take() {
             // A module schedule switch kept the partition on the core after all.
             thaw_early(&self.shared.parts[e.part], &mut self.st);
+        } else if let Some(n) = b.next {
+            // The partition keeps the core (a background of a core without windows has only
+            // this boundary): a new incarnation started meanwhile is let in here.
+            rejoin(&self.shared.parts[n], &mut self.st);
         }
         // Learn from this freeze for the partition's next window (after the successor was let
         // in: a check costs it nothing then).
@@ -627,6 +640,12 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
             d.overruns += 1;
         }
     }
+    release(p, &mut d, st);
+}
+
+/// Lets partition `p` (its state `d`) run: its first window releases a new incarnation
+/// ("go"), any other thaws or continues it.
+fn release(p: &Partition, d: &mut crate::partition::Dyn, st: &mut CoreStats) {
     if let Some(go) = d.pending_go.take() {
         if let Err(e) = partita_sys::spawn::release(go) {
             st.errors.push(format!("releasing {}: {e}", p.spec().name));
@@ -637,6 +656,15 @@ fn enter(shared: &Shared, p: &Partition, st: &mut CoreStats) {
         }
     }
     d.running = true;
+}
+
+/// At a boundary that keeps partition `p` on the core: releases it if it is held though
+/// inside its time (a new incarnation, restarted while it owned the core).
+fn rejoin(p: &Partition, st: &mut CoreStats) {
+    let mut d = p.state.lock().expect("partition state");
+    if d.active > 0 && !d.running && !d.stopped_early && d.life == Life::Live {
+        release(p, &mut d, st);
+    }
 }
 
 /// A partition frozen ahead of its boundary.

@@ -58,6 +58,14 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
             ""
         }
     ));
+    // CPU time against the promise, before the resource groups and the output go.
+    let cpu = cpu_times(&run.parts, &stats);
+    for (p, t) in run.parts.iter().zip(&cpu) {
+        if let Some(line) = t.line(p.spec().general_purpose.is_some()) {
+            run.output()
+                .event(&format!("partition {}: {line}", p.spec().name));
+        }
+    }
     let leftovers = run.release();
     Ok(report(
         &mut run,
@@ -69,6 +77,8 @@ pub fn run(plan: &CompiledPlan, opts: &RunOptions) -> Result<RunReport, ManagerE
             module_resets: supervision.module_resets,
             leftovers,
             trace,
+            epoch,
+            cpu,
         },
     ))
 }
@@ -251,6 +261,11 @@ struct Ended {
     module_resets: u32,
     leftovers: Vec<String>,
     trace: Option<crate::trace::TraceReport>,
+    /// The module epoch.
+    epoch: u64,
+    /// Per partition: its CPU time (cgroup accounting, read before the groups went) and
+    /// its promise.
+    cpu: Vec<CpuTime>,
 }
 
 /// The run report of an ended run.
@@ -261,7 +276,8 @@ fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
         .iter()
         .map(|p| {
             let ahead = summary.ahead.get(p.index).copied().unwrap_or_default();
-            partition_report(p, &run.hm, ahead, run.host.root)
+            let time = ended.cpu.get(p.index).copied().unwrap_or_default();
+            partition_report(p, &run.hm, ahead, time, run.host.root)
         })
         .collect();
     let hm = run
@@ -284,6 +300,7 @@ fn report(run: &mut Run, stats: Vec<CoreStats>, ended: Ended) -> RunReport {
         notes: std::mem::take(&mut run.notes),
         run_dir: run.host_dir().map(|d| d.display().to_string()),
         major_frame_ns: run.plan.major_frame(),
+        epoch_ns: ended.epoch,
         spin_margin_ns: ended.spin_margin_ns,
         ran_ns: ended.ran_ns,
         interrupted: ended.interrupted,
@@ -356,9 +373,56 @@ fn core_reports(mut stats: Vec<CoreStats>, notes: &mut Vec<Note>) -> CoreSummary
     }
 }
 
+/// A partition's CPU time against what the schedule promised it.
+#[derive(Debug, Clone, Copy, Default)]
+struct CpuTime {
+    /// Used (cgroup CPU accounting), ns; `None` without it.
+    used: Option<u64>,
+    /// Its windows and background, summed over its cores, ns.
+    promised: u64,
+}
+
+impl CpuTime {
+    /// `used / promised`, if both are known.
+    fn share(&self) -> Option<f64> {
+        self.used
+            .filter(|_| self.promised > 0)
+            .map(|u| u as f64 / self.promised as f64)
+    }
+
+    /// The run log's line: `None` without accounting.
+    fn line(&self, general_purpose: bool) -> Option<String> {
+        let used = self.used?;
+        Some(crate::report::cpu_line(
+            general_purpose,
+            used,
+            self.promised,
+            self.share(),
+        ))
+    }
+}
+
+/// Each partition's CPU time (cgroup accounting, all incarnations) and the time the
+/// scheduler threads gave it (`granted` of every core).
+fn cpu_times(parts: &[Arc<Partition>], stats: &[CoreStats]) -> Vec<CpuTime> {
+    parts
+        .iter()
+        .map(|p| CpuTime {
+            used: p.usage.as_ref().map(|u| u.read_ns()),
+            promised: stats.iter().filter_map(|s| s.granted.get(p.index)).sum(),
+        })
+        .collect()
+}
+
 /// One partition's part of the report; `ahead` is (largest freeze lead, boundaries frozen
-/// ahead); `root`: partitions ran under their own uids.
-fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64), root: bool) -> PartitionReport {
+/// ahead); `time` its CPU time and promise; `root`: partitions ran under their own uids.
+fn partition_report(
+    p: &Partition,
+    hm: &Hm,
+    ahead: (u64, u64),
+    time: CpuTime,
+    root: bool,
+) -> PartitionReport {
     let d = p.state.lock().expect("partition state");
     let o = *p.output.lock().expect("counters");
     let m = match d.life {
@@ -388,6 +452,10 @@ fn partition_report(p: &Partition, hm: &Hm, ahead: (u64, u64), root: bool) -> Pa
         refused_calls: o.refused_calls,
         bad_reports: o.bad_reports,
         hm_events: hm.events_of(p.index),
+        general_purpose: p.spec().general_purpose.is_some(),
+        cpu_time_ns: time.used,
+        promised_ns: time.promised,
+        cpu_share: time.share(),
     }
 }
 
@@ -624,7 +692,9 @@ fn restart(run: &mut Run, p: &Arc<Partition>, m: OperatingMode, epoch: u64) {
     let condition = hm_restart.unwrap_or(StartCondition::PartitionRestart);
     p.fill_control(epoch, condition, restarts, run.rt, run.backend);
     run.schedules.publish_to(p);
-    p.control().mode.store(m.raw(), Ordering::Release);
+    p.control()
+        .mode
+        .store(p.start_mode(m).raw(), Ordering::Release);
     if let Err(e) = run.spawn(p) {
         run.output().event(&format!(
             "partition {} could not restart: {e}",

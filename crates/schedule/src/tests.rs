@@ -229,3 +229,56 @@ fn stacked_windows_are_one_overlap_each() {
     };
     assert_eq!(plan.overlapping_windows().len(), 9_999);
 }
+
+/// A boundary as (offset, before, after, window).
+type Shape = (Nanos, Option<usize>, Option<usize>, Option<usize>);
+
+/// Every boundary of `tl`.
+fn shape(tl: &CoreTimeline) -> Vec<Shape> {
+    tl.boundaries
+        .iter()
+        .map(|b| (b.offset, b.prev, b.next, b.window))
+        .collect()
+}
+
+#[test]
+fn background_fills_the_idle_gaps_and_leaves_at_every_window_start() {
+    let tl = two_window_plan().core_timeline(0).with_background(7);
+    assert_eq!(
+        shape(&tl),
+        vec![
+            (0, Some(7), Some(0), Some(0)),
+            (40 * MS, Some(0), Some(7), None),
+            (50 * MS, Some(7), Some(1), Some(1)),
+            (90 * MS, Some(1), Some(7), None),
+        ]
+    );
+    assert_eq!(tl.owned_time(7), 20 * MS);
+    assert_eq!(tl.idle_time(), 0);
+    assert_eq!(two_window_plan().core_timeline(0).idle_time(), 20 * MS);
+}
+
+#[test]
+fn background_after_its_own_window_keeps_the_core_without_a_boundary() {
+    // Partition 1 has a window at 50..90 and the background: its window end is no boundary
+    // any more, and its background runs on into the frame start.
+    let tl = two_window_plan().core_timeline(0).with_background(1);
+    assert_eq!(
+        shape(&tl),
+        vec![
+            (0, Some(1), Some(0), Some(0)),
+            (40 * MS, Some(0), Some(1), None),
+            (50 * MS, Some(1), Some(1), Some(1)),
+        ]
+    );
+    assert_eq!(tl.owned_time(1), 60 * MS);
+}
+
+#[test]
+fn background_of_a_core_without_windows_is_the_whole_frame() {
+    let tl = CoreTimeline::idle(2, 20 * MS).with_background(3);
+    assert_eq!(tl.boundaries.len(), 1);
+    assert_eq!(tl.boundaries[0].next, Some(3));
+    assert_eq!(tl.boundaries[0].window, None);
+    assert_eq!(tl.owned_time(3), 20 * MS);
+}

@@ -76,6 +76,68 @@ impl CoreTimeline {
         }
     }
 
+    /// This timeline with the idle time given to `partition` as its *background*: every idle
+    /// segment of the core becomes the partition's, so it runs whenever no window is open
+    /// on the core and is taken off at every window start like at a window end. A boundary
+    /// that no longer changes the owner and starts no window goes (the partition simply
+    /// keeps the core), except the frame start, which every timeline keeps. Background
+    /// segments start no window (`window` stays `None`).
+    pub fn with_background(&self, partition: usize) -> CoreTimeline {
+        let owner = |o: Option<usize>| o.or(Some(partition));
+        let boundaries = self
+            .boundaries
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                (
+                    i,
+                    Boundary {
+                        offset: b.offset,
+                        prev: owner(b.prev),
+                        next: owner(b.next),
+                        window: b.window,
+                    },
+                )
+            })
+            .filter(|(i, b)| *i == 0 || b.prev != b.next || b.window.is_some())
+            .map(|(_, b)| b)
+            .collect();
+        CoreTimeline {
+            core: self.core,
+            major_frame: self.major_frame,
+            boundaries,
+        }
+    }
+
+    /// Time of one major frame in which `partition` owns the core.
+    pub fn owned_time(&self, partition: usize) -> Nanos {
+        self.time_where(|owner| owner == Some(partition))
+    }
+
+    /// Idle time of one major frame: the time no partition owns the core (all of it when
+    /// the core has no boundary).
+    pub fn idle_time(&self) -> Nanos {
+        if self.boundaries.is_empty() {
+            return self.major_frame;
+        }
+        self.time_where(|owner| owner.is_none())
+    }
+
+    /// Time of one major frame in the segments whose owner passes `keep`.
+    fn time_where(&self, keep: impl Fn(Option<usize>) -> bool) -> Nanos {
+        let n = self.boundaries.len();
+        (0..n)
+            .filter(|&k| keep(self.boundaries[k].next))
+            .map(|k| {
+                let end = self
+                    .boundaries
+                    .get(k + 1)
+                    .map_or(self.major_frame, |b| b.offset);
+                end - self.boundaries[k].offset
+            })
+            .sum()
+    }
+
     /// A cursor at the first boundary at or after frame offset 0 of frame 0.
     pub fn cursor(&self) -> BoundaryCursor {
         BoundaryCursor { frame: 0, index: 0 }

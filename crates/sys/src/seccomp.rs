@@ -32,10 +32,37 @@ pub use filter::{compile, FilterError, Filters};
 pub fn syscall_name(nr: i64) -> Option<&'static str> {
     ALLOWED
         .iter()
+        .chain(GENERAL)
         .map(|a| (a.nr, a.name))
         .chain(DENIED.iter().map(|d| (d.nr, d.name)))
         .find(|&(n, _)| n == nr)
         .map(|(_, name)| name)
+}
+
+/// Which allow-list a partition runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// An APEX partition: [`ALLOWED`].
+    Apex,
+    /// A general-purpose partition (ordinary Linux programs, no APEX runtime): [`ALLOWED`]
+    /// with [`GENERAL`] added, an entry of [`GENERAL`] replacing the one of the same call.
+    General,
+}
+
+impl Profile {
+    /// The allow-list of the profile, one entry per call.
+    pub fn allowed(self) -> Vec<Allowed> {
+        let mut list = ALLOWED.to_vec();
+        if self == Profile::General {
+            for g in GENERAL {
+                match list.iter_mut().find(|a| a.nr == g.nr) {
+                    Some(a) => *a = *g,
+                    None => list.push(*g),
+                }
+            }
+        }
+        list
+    }
 }
 
 /// Condition under which an allowed call passes the filter.
@@ -342,6 +369,133 @@ pub static ALLOWED: &[Allowed] = &[
     al("setrlimit", l::SYS_setrlimit, Any, "own limits (lowering; raising a hard limit is refused by the kernel)"),
 ];
 
+const GP_PID: &str = "any process it can name is its own: it runs in its own PID namespace (pid 1 is its first process), under its own uid, without capabilities";
+const GP_NET: &str = "sockets in its own network namespace (network none or link) or, with network=\"host\", the host's under its own uid without capabilities (no raw sockets, no port below 1024); a path socket reaches only what its uid may open";
+const GP_ID: &str = "changing identity needs CAP_SETUID/CAP_SETGID, which it has not: only its own ids are accepted (programs that drop privileges call these)";
+const GP_SCHED: &str = "only lowering its own priority: RLIMIT_RTPRIO is 0 and it has no CAP_SYS_NICE, so no real-time policy, SCHED_DEADLINE or negative nice value is granted";
+const GP_FS: &str = "file-system changes within its uid's permissions (fs.protected_hardlinks and protected_symlinks apply); device nodes need CAP_MKNOD, which it has not (named pipes only)";
+const XATTR: &str = "reading extended attributes (ls, cp): what its uid may read";
+const GP_JOB: &str =
+    "process groups and sessions of its own processes (shells): the PID namespace holds only them";
+
+/// What a general-purpose partition may call in addition to [`ALLOWED`], or with fewer
+/// conditions ([`Profile::General`]): sockets, signals to its own processes, job control,
+/// file-system changes, identity and priority changes the kernel grants without
+/// capabilities. Every other restriction stays (uid, cgroups, namespaces, no capability).
+pub static GENERAL: &[Allowed] = &[
+    al("kill", l::SYS_kill, Any, GP_PID),
+    al("tgkill", l::SYS_tgkill, Any, GP_PID),
+    al("rt_sigqueueinfo", l::SYS_rt_sigqueueinfo, Any, GP_PID),
+    al("rt_tgsigqueueinfo", l::SYS_rt_tgsigqueueinfo, Any, GP_PID),
+    al(
+        "sched_setaffinity",
+        l::SYS_sched_setaffinity,
+        Any,
+        "its own processes only (PID namespace, uid); the cpuset cgroup bounds the mask",
+    ),
+    al("setpgid", l::SYS_setpgid, Any, GP_JOB),
+    al("setsid", l::SYS_setsid, Any, GP_JOB),
+    al("socket", l::SYS_socket, Any, GP_NET),
+    al("connect", l::SYS_connect, Any, GP_NET),
+    al("bind", l::SYS_bind, Any, GP_NET),
+    al("listen", l::SYS_listen, Any, GP_NET),
+    al("accept", l::SYS_accept, Any, GP_NET),
+    al("accept4", l::SYS_accept4, Any, GP_NET),
+    al("getsockname", l::SYS_getsockname, Any, GP_NET),
+    al("getpeername", l::SYS_getpeername, Any, GP_NET),
+    al("setsockopt", l::SYS_setsockopt, Any, GP_NET),
+    al("getsockopt", l::SYS_getsockopt, Any, GP_NET),
+    al("sendmmsg", l::SYS_sendmmsg, Any, GP_NET),
+    al("recvmmsg", l::SYS_recvmmsg, Any, GP_NET),
+    al("sendfile", l::SYS_sendfile, Any, FD),
+    al("splice", l::SYS_splice, Any, FD),
+    al("tee", l::SYS_tee, Any, FD),
+    al("copy_file_range", l::SYS_copy_file_range, Any, FD),
+    al("fallocate", l::SYS_fallocate, Any, FD),
+    al("readahead", l::SYS_readahead, Any, FD),
+    al("syncfs", l::SYS_syncfs, Any, FD),
+    al("sync_file_range", l::SYS_sync_file_range, Any, FD),
+    al(
+        "sync",
+        l::SYS_sync,
+        Any,
+        "flushes file systems: I/O the host does anyway, no data of another partition is reached",
+    ),
+    al("truncate", l::SYS_truncate, Any, FS),
+    al("renameat", l::SYS_renameat, Any, FS),
+    al("utimensat", l::SYS_utimensat, Any, FS),
+    al("fchmod", l::SYS_fchmod, Any, GP_FS),
+    al("fchmodat", l::SYS_fchmodat, Any, GP_FS),
+    al("fchown", l::SYS_fchown, Any, GP_FS),
+    al("fchownat", l::SYS_fchownat, Any, GP_FS),
+    al("linkat", l::SYS_linkat, Any, GP_FS),
+    al("symlinkat", l::SYS_symlinkat, Any, GP_FS),
+    al("mknodat", l::SYS_mknodat, Any, GP_FS),
+    al("getxattr", l::SYS_getxattr, Any, XATTR),
+    al("lgetxattr", l::SYS_lgetxattr, Any, XATTR),
+    al("fgetxattr", l::SYS_fgetxattr, Any, XATTR),
+    al("listxattr", l::SYS_listxattr, Any, XATTR),
+    al("llistxattr", l::SYS_llistxattr, Any, XATTR),
+    al("flistxattr", l::SYS_flistxattr, Any, XATTR),
+    al("inotify_init1", l::SYS_inotify_init1, Any, POLL),
+    al("inotify_add_watch", l::SYS_inotify_add_watch, Any, POLL),
+    al("inotify_rm_watch", l::SYS_inotify_rm_watch, Any, POLL),
+    al("setpriority", l::SYS_setpriority, Any, GP_SCHED),
+    al(
+        "sched_setscheduler",
+        l::SYS_sched_setscheduler,
+        Any,
+        GP_SCHED,
+    ),
+    al("sched_setattr", l::SYS_sched_setattr, Any, GP_SCHED),
+    al("ioprio_get", l::SYS_ioprio_get, Any, SCHED_READ),
+    al(
+        "ioprio_set",
+        l::SYS_ioprio_set,
+        Any,
+        "its own I/O priority; the real-time class needs CAP_SYS_ADMIN, which it has not",
+    ),
+    al("setuid", l::SYS_setuid, Any, GP_ID),
+    al("setgid", l::SYS_setgid, Any, GP_ID),
+    al("setreuid", l::SYS_setreuid, Any, GP_ID),
+    al("setregid", l::SYS_setregid, Any, GP_ID),
+    al("setresuid", l::SYS_setresuid, Any, GP_ID),
+    al("setresgid", l::SYS_setresgid, Any, GP_ID),
+    al("setfsuid", l::SYS_setfsuid, Any, GP_ID),
+    al("setfsgid", l::SYS_setfsgid, Any, GP_ID),
+    al("setgroups", l::SYS_setgroups, Any, GP_ID),
+    #[cfg(target_arch = "x86_64")]
+    al("chmod", l::SYS_chmod, Any, GP_FS),
+    #[cfg(target_arch = "x86_64")]
+    al("chown", l::SYS_chown, Any, GP_FS),
+    #[cfg(target_arch = "x86_64")]
+    al("lchown", l::SYS_lchown, Any, GP_FS),
+    #[cfg(target_arch = "x86_64")]
+    al("link", l::SYS_link, Any, GP_FS),
+    #[cfg(target_arch = "x86_64")]
+    al("symlink", l::SYS_symlink, Any, GP_FS),
+    #[cfg(target_arch = "x86_64")]
+    al("mknod", l::SYS_mknod, Any, GP_FS),
+    #[cfg(target_arch = "x86_64")]
+    al("creat", l::SYS_creat, Any, FS),
+    #[cfg(target_arch = "x86_64")]
+    al("utimes", l::SYS_utimes, Any, FS),
+    #[cfg(target_arch = "x86_64")]
+    al("utime", l::SYS_utime, Any, FS),
+    #[cfg(target_arch = "x86_64")]
+    al("futimesat", l::SYS_futimesat, Any, FS),
+    #[cfg(target_arch = "x86_64")]
+    al("getdents", l::SYS_getdents, Any, FS),
+    #[cfg(target_arch = "x86_64")]
+    al("epoll_create", l::SYS_epoll_create, Any, POLL),
+    #[cfg(target_arch = "x86_64")]
+    al("eventfd", l::SYS_eventfd, Any, POLL),
+    #[cfg(target_arch = "x86_64")]
+    al("signalfd", l::SYS_signalfd, Any, SIG),
+    #[cfg(target_arch = "x86_64")]
+    al("inotify_init", l::SYS_inotify_init, Any, POLL),
+];
+
 /// Calls denied on purpose (a subset of everything that is not allowed), with the harm.
 pub static DENIED: &[Denied] = &[
     de("ptrace", l::SYS_ptrace, "reading and writing another process's memory and registers"),
@@ -462,6 +616,10 @@ pub fn markdown_tables() -> String {
     for d in DENIED {
         s += &format!("| `{}` | {} |\n", d.name, d.reason);
     }
+    s += "\n### General-purpose partitions: allowed in addition, or with fewer conditions\n\n| call | condition | why |\n| --- | --- | --- |\n";
+    for a in GENERAL {
+        s += &format!("| `{}` | {} | {} |\n", a.name, cond(&a.args), a.reason);
+    }
     s
 }
 
@@ -479,6 +637,17 @@ mod tests {
             );
         }
         assert_eq!(syscall_name(libc::SYS_ptrace), Some("ptrace"));
+        let general = Profile::General.allowed();
+        for g in GENERAL {
+            assert_eq!(
+                general.iter().filter(|a| a.nr == g.nr).count(),
+                1,
+                "{} once in the general profile",
+                g.name
+            );
+        }
+        assert_eq!(Profile::Apex.allowed().len(), ALLOWED.len());
+        assert!(general.len() > ALLOWED.len());
         assert_eq!(syscall_name(libc::SYS_futex), Some("futex"));
     }
 

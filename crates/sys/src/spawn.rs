@@ -111,6 +111,20 @@ pub struct SpawnSpec {
     /// notification filter ([`crate::creation`]) before its other filters and sends the
     /// listener over it. `None`: no such filter.
     pub creation_notify: Option<RawFd>,
+    /// Host paths bound into the child's mount namespace, in order, before it drops its
+    /// privileges (needs `namespaces.mount`: [`spawn`] refuses binds without it).
+    pub binds: Vec<BindMount>,
+}
+
+/// A host path shown at another path in the child's mount namespace.
+#[derive(Debug, Clone)]
+pub struct BindMount {
+    /// The host path.
+    pub source: CString,
+    /// Where the child sees it (an existing path).
+    pub target: CString,
+    /// Remounted read-only.
+    pub read_only: bool,
 }
 
 /// What the child gives up before `execve`, in this order: it sets its resource limits, then
@@ -125,8 +139,12 @@ pub struct SpawnSpec {
 pub struct Confinement {
     /// `(uid, gid)` to run as (needs root); `None` keeps the manager's identity.
     pub ids: Option<(u32, u32)>,
-    /// `SCHED_FIFO` priority to start in; `None` leaves the policy inherited.
+    /// `SCHED_FIFO` priority to start in; `None` leaves the policy inherited (or sets
+    /// SCHED_OTHER, with `normal_policy`).
     pub fifo_priority: Option<i32>,
+    /// Start in `SCHED_OTHER` whatever the manager's policy (general-purpose partitions);
+    /// ignored when `fifo_priority` is given.
+    pub normal_policy: bool,
     /// `RLIMIT_NPROC` (processes and threads of the uid).
     pub nproc_limit: Option<u64>,
     /// Seccomp filters to load (with `PR_SET_NO_NEW_PRIVS`).
@@ -251,6 +269,13 @@ pub fn pipe() -> Result<(OwnedFd, OwnedFd)> {
 /// If a namespace cannot be created (`EPERM`/`EINVAL`), the error is returned: the caller
 /// decides whether to retry with fewer namespaces and must say so.
 pub fn spawn(spec: &SpawnSpec) -> Result<Spawned> {
+    if !spec.binds.is_empty() && !spec.namespaces.mount {
+        // A bind outside a mount namespace of its own would change the host's mounts.
+        return Err(SysError::io(
+            "bind mounts without a mount namespace",
+            std::io::ErrorKind::InvalidInput.into(),
+        ));
+    }
     let (go_r, go_w) = pipe_cloexec()?;
     let (st_r, st_w) = pipe_cloexec()?;
     let exec = open_executable(&spec.path);
@@ -313,6 +338,7 @@ mod tests {
             rtprio_limit: None,
             confinement: Confinement::default(),
             creation_notify: None,
+            binds: Vec::new(),
         }
     }
 

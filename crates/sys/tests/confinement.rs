@@ -42,11 +42,15 @@ fn status_of_confined_cat(namespaces: Namespaces) -> String {
         cpus: Vec::new(),
         rtprio_limit: None,
         creation_notify: None,
+        binds: Vec::new(),
         confinement: Confinement {
             ids: Some((TEST_ID, TEST_ID)),
             fifo_priority: None,
+            normal_policy: false,
             nproc_limit: Some(64),
-            filters: Some(partita_sys::seccomp::compile().unwrap()),
+            filters: Some(
+                partita_sys::seccomp::compile(partita_sys::seccomp::Profile::Apex).unwrap(),
+            ),
         },
     };
     let mut child = spawn::spawn(&spec).unwrap();

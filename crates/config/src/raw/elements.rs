@@ -3,18 +3,18 @@
 
 use crate::diag::{Pos, Rule};
 use crate::model::{
-    Backend, Criticality, ErrorCode, ErrorLevel, MemoryAccess, ModuleAction, PartitionAction,
-    PortDirection, PortKind, ProcessPolicy, ScheduleChangeAction,
+    Backend, Criticality, ErrorCode, ErrorLevel, MemoryAccess, ModuleAction, NetworkMode,
+    PartitionAction, PortDirection, PortKind, ProcessPolicy, ScheduleChangeAction,
 };
 use roxmltree::Node;
 
 use super::names::*;
 use super::parser::{display, element_name, Name, Parser};
 use super::{
-    parse_core_list, RawChannel, RawEndpoint, RawErrorAction, RawErrorLevel, RawExecutable,
-    RawHmEntry, RawMemoryRequirement, RawModule, RawPartition, RawPartitionHmTable,
-    RawPartitionMemory, RawPartitionSchedule, RawPort, RawProcess, RawPseudo, RawResources,
-    RawSchedule, RawSide, RawSystemStateEntry, RawWindow, Sp, MAX_CORES,
+    parse_core_list, RawBind, RawChannel, RawEndpoint, RawErrorAction, RawErrorLevel,
+    RawExecutable, RawGeneralPurpose, RawHmEntry, RawMemoryRequirement, RawModule, RawPartition,
+    RawPartitionHmTable, RawPartitionMemory, RawPartitionSchedule, RawPort, RawProcess, RawPseudo,
+    RawResources, RawSchedule, RawSide, RawSystemStateEntry, RawWindow, Sp, MAX_CORES,
 };
 
 impl<'d, 'i> Parser<'d, 'i, '_> {
@@ -138,11 +138,15 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
             processes: Vec::new(),
             process_policy: None,
             ports: Vec::new(),
+            general_purpose: None,
         };
         let mut firsts: Vec<(&str, Pos)> = Vec::new();
         for c in Self::elements(n) {
             let name = element_name(c);
-            if let Name::Ext(s @ ("Executable" | "Resources" | "ProcessScheduling")) = name {
+            if let Name::Ext(
+                s @ ("Executable" | "Resources" | "ProcessScheduling" | "GeneralPurpose"),
+            ) = name
+            {
                 if let Some(&(_, first)) = firsts.iter().find(|(k, _)| *k == s) {
                     self.duplicate_element(c, first, &display(true, s));
                     continue;
@@ -186,26 +190,7 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                 }
                 Name::Ext("Resources") => {
                     self.check_attrs(c, RESOURCES_ATTRS);
-                    let cores =
-                        self.get(c, "cores", false)
-                            .and_then(|v| match parse_core_list(&v.text) {
-                                Ok(list) => Some(Sp {
-                                    value: list,
-                                    pos: v.pos,
-                                }),
-                                Err(why) => {
-                                    self.sink
-                                        .emit(
-                                            Rule::BadNumber,
-                                            v.pos,
-                                            format!("`cores` = \"{}\": {why}", v.text),
-                                        )
-                                        .with_hint(
-                                            "write a core list such as \"0\", \"0,1\" or \"0-3\"",
-                                        );
-                                    None
-                                }
-                            });
+                    let cores = self.core_list(c, "cores");
                     p.resources = Some(RawResources {
                         memory_bytes: self.size(c, "memoryBytes", false, 1),
                         max_processes: self.u32(c, "maxProcesses", false, 1),
@@ -225,6 +210,10 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
                     });
                     self.no_children(c, "partita:Process");
                 }
+                Name::Ext("GeneralPurpose") => {
+                    let gp = self.general_purpose(c);
+                    p.general_purpose = Some(gp);
+                }
                 Name::Ext("ProcessScheduling") => {
                     self.check_attrs(c, POLICY_ATTRS);
                     p.process_policy = self.choice(c, "policy", true, ProcessPolicy::VALUES);
@@ -234,6 +223,54 @@ impl<'d, 'i> Parser<'d, 'i, '_> {
             }
         }
         p
+    }
+
+    /// Reads core-list attribute `key` of `n` (`"0"`, `"0,1"`, `"0-3"`).
+    fn core_list(&mut self, n: Node<'d, 'i>, key: &str) -> Option<Sp<Vec<u32>>> {
+        let v = self.get(n, key, false)?;
+        match parse_core_list(&v.text) {
+            Ok(list) => Some(Sp {
+                value: list,
+                pos: v.pos,
+            }),
+            Err(why) => {
+                self.sink
+                    .emit(
+                        Rule::BadNumber,
+                        v.pos,
+                        format!("`{key}` = \"{}\": {why}", v.text),
+                    )
+                    .with_hint("write a core list such as \"0\", \"0,1\" or \"0-3\"");
+                None
+            }
+        }
+    }
+
+    /// `partita:GeneralPurpose` and its `partita:Bind` children.
+    fn general_purpose(&mut self, n: Node<'d, 'i>) -> RawGeneralPurpose {
+        self.check_attrs(n, GENERAL_PURPOSE_ATTRS);
+        let mut gp = RawGeneralPurpose {
+            pos: self.node_pos(n),
+            background: self.core_list(n, "background"),
+            network: self.choice(n, "network", false, NetworkMode::VALUES),
+            host_address: self.string(n, "hostAddress", false),
+            address: self.string(n, "address", false),
+            binds: Vec::new(),
+        };
+        for c in Self::elements(n) {
+            if element_name(c) == Name::Ext("Bind") {
+                self.check_attrs(c, BIND_ATTRS);
+                gp.binds.push(RawBind {
+                    source: self.string(c, "source", true),
+                    target: self.string(c, "target", true),
+                    access: self.choice(c, "access", false, MemoryAccess::VALUES),
+                });
+                self.no_children(c, "partita:Bind");
+            } else {
+                self.unknown_element(c, "partita:GeneralPurpose", GENERAL_PURPOSE_CHILDREN);
+            }
+        }
+        gp
     }
 
     fn no_children(&mut self, n: Node<'d, 'i>, what: &str) {

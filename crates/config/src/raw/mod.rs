@@ -10,8 +10,8 @@ mod parser;
 
 use crate::diag::Pos;
 use crate::model::{
-    Backend, Criticality, ErrorCode, ErrorLevel, MemoryAccess, ModuleAction, PartitionAction,
-    PortDirection, PortKind, ProcessPolicy, ScheduleChangeAction,
+    Backend, Criticality, ErrorCode, ErrorLevel, MemoryAccess, ModuleAction, NetworkMode,
+    PartitionAction, PortDirection, PortKind, ProcessPolicy, ScheduleChangeAction,
 };
 use partita_schedule::Nanos;
 
@@ -70,6 +70,26 @@ pub(crate) struct RawPartition {
     pub processes: Vec<RawProcess>,
     pub process_policy: Opt<ProcessPolicy>,
     pub ports: Vec<RawPort>,
+    pub general_purpose: Option<RawGeneralPurpose>,
+}
+
+/// `partita:GeneralPurpose`.
+#[derive(Debug)]
+pub(crate) struct RawGeneralPurpose {
+    pub pos: Pos,
+    pub background: Opt<Vec<u32>>,
+    pub network: Opt<NetworkMode>,
+    pub host_address: Opt<String>,
+    pub address: Opt<String>,
+    pub binds: Vec<RawBind>,
+}
+
+/// `partita:Bind`.
+#[derive(Debug)]
+pub(crate) struct RawBind {
+    pub source: Opt<String>,
+    pub target: Opt<String>,
+    pub access: Opt<MemoryAccess>,
 }
 
 #[derive(Debug)]

@@ -28,7 +28,13 @@ pub(super) const PARTITION_ATTRS: (&[&str], &[&str]) = (
 );
 pub(super) const PARTITION_CHILDREN: (&[&str], &[&str]) = (
     &["Sampling_Port", "Queuing_Port"],
-    &["Executable", "Resources", "Process", "ProcessScheduling"],
+    &[
+        "Executable",
+        "Resources",
+        "Process",
+        "ProcessScheduling",
+        "GeneralPurpose",
+    ],
 );
 pub(super) const SAMPLING_ATTRS: (&[&str], &[&str]) = (
     &["Name", "MaxMessageSize", "Direction", "RefreshRateSeconds"],
@@ -52,6 +58,10 @@ pub(super) const PROCESS_ATTRS: (&[&str], &[&str]) = (
     ],
     &[],
 );
+pub(super) const GENERAL_PURPOSE_ATTRS: (&[&str], &[&str]) =
+    (&["background", "network", "hostAddress", "address"], &[]);
+pub(super) const GENERAL_PURPOSE_CHILDREN: (&[&str], &[&str]) = (&[], &["Bind"]);
+pub(super) const BIND_ATTRS: (&[&str], &[&str]) = (&["source", "target", "access"], &[]);
 pub(super) const POLICY_ATTRS: (&[&str], &[&str]) = (&["policy"], &[]);
 pub(super) const BACKEND_ATTRS: (&[&str], &[&str]) = (&["name"], &[]);
 pub(super) const NO_NAMES: (&[&str], &[&str]) = (&[], &[]);

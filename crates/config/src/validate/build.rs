@@ -29,9 +29,14 @@ impl Validator<'_, '_, '_> {
                 .and_then(|r| val(&r.memory_bytes))
                 .or_else(|| (!mem.is_empty()).then(|| mem.iter().map(|m| m.size).sum::<u64>()));
             let memory_limit = Some(configured.unwrap_or(DEFAULT_MEMORY_BYTES));
+            let general_purpose = self.build_general_purpose(i);
             let cores = match res.and_then(|r| val(&r.cores)) {
                 Some(c) => c,
-                None => facts.window_cores.get(i)?.iter().copied().collect(),
+                None => {
+                    let mut c = facts.window_cores.get(i)?.clone();
+                    c.extend(general_purpose.iter().flat_map(|g| g.background.clone()));
+                    c.into_iter().collect()
+                }
             };
             let processes = p
                 .processes
@@ -70,6 +75,7 @@ impl Validator<'_, '_, '_> {
                 ports: self.ports.get(i)?.iter().map(|(_, p)| p.clone()).collect(),
                 processes,
                 process_policy: val(&p.process_policy),
+                general_purpose,
             });
         }
         let mut schedules = Vec::new();

@@ -4,6 +4,7 @@
 
 mod build;
 mod channels;
+mod general_purpose;
 mod hm;
 mod partitions;
 mod schedule_ids;
@@ -95,6 +96,7 @@ pub(crate) fn validate(
             window_cores: vec![BTreeSet::new(); raw.partitions.len()],
         }
     };
+    v.general_purpose(&sched);
     v.channels();
     v.health_monitoring();
     if v.sink.error_count() > 0 {

@@ -81,7 +81,7 @@ impl Validator<'_, '_, '_> {
         for (i, p) in raw.partitions.iter().enumerate() {
             // A partition without a usable identifier cannot be scheduled; its error is out.
             let referable = val(&p.id).and_then(|id| self.by_id.get(&id)) == Some(&i);
-            if referable && !has_window[i] {
+            if referable && !has_window[i] && !self.has_background(i) {
                 self.sink
                     .emit(
                         Rule::PartitionWithoutWindow,

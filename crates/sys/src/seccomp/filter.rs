@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Compiling the allow-list into the partition filters (manager side, `host` feature).
 
-use super::{Args, ALLOWED};
+use super::{Args, Profile};
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
     SeccompRule, TargetArch,
@@ -77,11 +77,12 @@ fn to_libc(p: BpfProgram) -> Vec<libc::sock_filter> {
         .collect()
 }
 
-/// Compiles the partition filters.
-pub fn compile() -> Result<Filters, FilterError> {
+/// Compiles the partition filters of `profile`.
+pub fn compile(profile: Profile) -> Result<Filters, FilterError> {
     let arch = arch()?;
+    let allowed = profile.allowed();
     let mut map: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for a in ALLOWED {
+    for a in &allowed {
         if map.insert(a.nr, rules(a.args)?).is_some() {
             return Err(FilterError(format!("{} is listed twice", a.name)));
         }
@@ -106,7 +107,7 @@ pub fn compile() -> Result<Filters, FilterError> {
         .filter(|(_, i)| i.code == jeq && i.k == OWN_PID_PLACEHOLDER)
         .map(|(n, _)| n)
         .collect();
-    let expected = ALLOWED
+    let expected = allowed
         .iter()
         .filter(|a| matches!(a.args, Args::SelfOrZero(_) | Args::SelfOnly(_)))
         .count();
@@ -129,18 +130,22 @@ mod tests {
 
     #[test]
     fn the_filter_compiles_and_finds_its_own_pid_slots() {
-        let f = compile().unwrap();
+        let f = compile(Profile::Apex).unwrap();
         assert!(!f.main.is_empty() && !f.prefix.is_empty());
         assert!(f.main.len() < 4096);
         // kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64.
         assert_eq!(f.own_pid_slots.len(), 5);
+        // The general profile: only prlimit64 compares with its own pid.
+        let g = compile(Profile::General).unwrap();
+        assert_eq!(g.own_pid_slots.len(), 1);
+        assert!(g.main.len() > f.main.len());
     }
 
     /// Loads the filter in a forked child and checks a trap, a refused argument and an
     /// allowed call.
     #[test]
     fn the_filter_traps_forbidden_calls_in_a_child() {
-        let f = compile().unwrap();
+        let f = compile(Profile::Apex).unwrap();
         let mut main = f.main.clone();
         let mut prefix = f.prefix.clone();
         // SAFETY: fork in a test; the child only makes system calls on memory prepared

@@ -158,6 +158,7 @@ impl<'a> Child<'a> {
     fn steps(&mut self, status: &mut RawFd) -> Step {
         detach();
         self.private_mounts()?;
+        self.bind_mounts()?;
         self.limits()?;
         self.install_descriptors(status)?;
         self.wait_for_go()?;
@@ -196,6 +197,33 @@ impl<'a> Child<'a> {
             checked(unsafe {
                 libc::mount(proc, c"/proc".as_ptr(), proc, flags, std::ptr::null())
             })?;
+        }
+        Ok(())
+    }
+
+    /// The configured binds, each remounted read-only when asked (a bind mount takes the
+    /// read-only flag only on a remount).
+    fn bind_mounts(&self) -> Step {
+        for b in &self.spec.binds {
+            let null = std::ptr::null();
+            // SAFETY: NUL-terminated source and target owned by the spec; null type and data
+            // are allowed for a bind.
+            checked(unsafe {
+                libc::mount(
+                    b.source.as_ptr(),
+                    b.target.as_ptr(),
+                    null,
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                )
+            })?;
+            if b.read_only {
+                let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY;
+                // SAFETY: as above, a remount of the bind just made.
+                checked(unsafe {
+                    libc::mount(null, b.target.as_ptr(), null, flags, std::ptr::null())
+                })?;
+            }
         }
         Ok(())
     }
@@ -282,12 +310,19 @@ impl<'a> Child<'a> {
         Ok(())
     }
 
-    /// Enters `SCHED_FIFO` at the configured priority. Refused without privileges: a child
+    /// Enters `SCHED_FIFO` at the configured priority, or `SCHED_OTHER` when asked (see
+    /// [`super::Confinement::normal_policy`]). Refused without privileges: a child
     /// that keeps the manager's identity then runs without real-time priorities (it cannot
     /// enter SCHED_FIFO later under the filter); a confined one fails.
     fn enter_fifo(&self) -> Step {
         let conf = &self.spec.confinement;
         let Some(p) = conf.fifo_priority else {
+            if conf.normal_policy {
+                let param = libc::sched_param { sched_priority: 0 };
+                // SAFETY: `param` is a valid sched_param for the call; leaving a real-time
+                // policy needs no privilege.
+                checked(unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) })?;
+            }
             return Ok(());
         };
         let param = libc::sched_param { sched_priority: p };
