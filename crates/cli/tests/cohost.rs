@@ -337,13 +337,18 @@ fn general_purpose_partition_restarts_and_keeps_its_profile_and_binds() {
         &dir.join("bin/hello"),
         &["-O2"],
     );
-    // What the bind shows, and where.
-    let shared = dir.join("shared");
-    let view = dir.join("view");
+    // What the bind shows, and where: outside the checkout, which may lie in a directory
+    // only root can enter (a fresh clone in `mktemp -d`), where the partition's uid could not
+    // reach the bind's target.
+    let outside = std::env::temp_dir().join(format!("partita-cohost-hm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    let shared = outside.join("shared");
+    let view = outside.join("view");
     std::fs::create_dir_all(&shared).unwrap();
     std::fs::create_dir_all(&view).unwrap();
     std::fs::write(shared.join("note.txt"), "through the bind\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(&view, std::fs::Permissions::from_mode(0o777)).unwrap();
     let script = format!(
         "echo started; \
@@ -392,6 +397,7 @@ fn general_purpose_partition_restarts_and_keeps_its_profile_and_binds() {
     )
     .unwrap();
     let (out, report) = run_json(&dir, &module, "3s");
+    let _ = std::fs::remove_dir_all(&outside);
     let all = text(&out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Lines of partition gp (the run log gives `<name> | <line>`).
