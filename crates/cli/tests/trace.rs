@@ -218,7 +218,15 @@ fn windows_start_at_their_planned_instants_in_order_on_every_core() {
             last = s.a;
         }
         // Each end closes the window that started before it on the core: same window,
-        // planned at its start plus its length.
+        // planned at its start plus its length. A boundary the scheduler missed (woke after
+        // the next one was due, under load) is skipped without events, so the window lasts
+        // until the next boundary it handled: that is allowed only where the report counts
+        // missed boundaries on this core.
+        let missed = t.report["cores"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["core"] == u64::from(core)))
+            .and_then(|c| c["missed_boundaries"].as_u64())
+            .unwrap_or(0);
         let mut open: Option<&Event> = None;
         for e in t.events.iter().filter(|e| e.core == core) {
             match e.kind {
@@ -230,7 +238,11 @@ fn windows_start_at_their_planned_instants_in_order_on_every_core() {
                         .iter()
                         .find(|w| w.core == u32::from(core) && w.index as u64 == s.c())
                         .unwrap();
-                    assert_eq!(e.a - s.a, w.duration_ns, "{e:?}");
+                    if missed == 0 {
+                        assert_eq!(e.a - s.a, w.duration_ns, "{e:?}");
+                    } else {
+                        assert!(e.a - s.a >= w.duration_ns, "{e:?}");
+                    }
                 }
                 _ => {}
             }
